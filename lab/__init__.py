@@ -1,0 +1,23 @@
+"""Symmetry Lab: groups, representations and equivariant bases for exploring symmetry in neural networks.
+
+>>> from lab import S, T, V, parse_rep
+>>> T(2)(S(5)).solve().rank          # equivariant graph-layer features: Bell(2) = 2
+2
+>>> parse_rep("V >> V", "Z(8)").solve().rank   # convolutions: the 8 circulant matrices
+8
+"""
+from .errors import GroupError, LabError, MemoryLimitError, ParseError, RepError, SolverError
+from .groups import (C, D, GCNN, GROUPS, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm,
+                     Group, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
+from .reps import Rep, Scalar, T, V, Vstar, parse_rep
+from .solvers import Solution, solve
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LabError", "GroupError", "ParseError", "RepError", "SolverError", "MemoryLimitError",
+    "Group", "GROUPS", "parse_group", "group_catalog",
+    "Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "GCNN", "Cube", "RubiksCube",
+    "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "U", "SU",
+    "Rep", "V", "Vstar", "T", "Scalar", "parse_rep", "solve", "Solution",
+]

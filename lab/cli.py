@@ -1,0 +1,85 @@
+"""The ``lab`` command line (also ``python -m lab``).
+
+    lab basis GROUP REP [--solver auto|orbit|dense|krylov] [--device auto|cpu|cuda] [--json]
+    lab groups
+
+Bad input exits with code 2 and one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import LabError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's usage errors: one line, exit code 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="lab", description="Symmetry Lab: groups, representations and equivariant bases.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    b = sub.add_parser("basis", help="solve for the equivariant basis of a representation",
+                       description="Solve rho(g) v = v for the representation REP of GROUP.")
+    b.add_argument("group", metavar="GROUP", help='group text, e.g. "S(5)", "Z(8)*Z(8)", "SO13()"')
+    b.add_argument("rep", metavar="REP", help='representation text, e.g. "T(4)", "V >> V", "T(2)+3*V"')
+    b.add_argument("--solver", default="auto", choices=["auto", "orbit", "dense", "krylov"])
+    b.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    b.add_argument("--memory-limit", default=None, help="refuse solves needing more, e.g. 8GB (default: 80%% of free RAM)")
+    b.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk basis cache")
+    b.add_argument("--json", action="store_true", help="print one JSON object (rank, dim, solver, seconds, ...)")
+    sub.add_parser("groups", help="list the groups with their arguments")
+    return p
+
+
+def _basis(args) -> int:
+    from .device import pick_device
+    from .groups import parse_group
+    from .reps import parse_rep
+
+    group = parse_group(args.group)
+    rep = parse_rep(args.rep, group)
+    device = pick_device(args.device)
+    sol = rep.solve(solver=args.solver, device=str(device), memory_limit=args.memory_limit, cache=not args.no_cache)
+    info = sol.summary()
+    info["device"] = str(device)
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f"group    {info['group']}")
+        print(f"rep      {info['rep']}")
+        print(f"rank     {info['rank']}")
+        print(f"dim      {info['dim']}")
+        print(f"ratio    {info['rank'] / max(info['dim'], 1):.3g}")
+        print(f"solver   {info['solver']}{' (cached)' if info['cached'] else ''}")
+        print(f"seconds  {info['seconds']:.3f}")
+    return 0
+
+
+def _groups() -> int:
+    from .groups import group_catalog
+
+    rows = group_catalog()
+    width = max(len(sig) for sig, _ in rows)
+    for sig, desc in rows:
+        print(f"{sig:<{width}}  {desc}")
+    print(f"{'G1*G2':<{width}}  direct product, e.g. Z(8)*Z(8) (2-D translations of an 8x8 grid)")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "basis":
+            return _basis(args)
+        return _groups()
+    except LabError as err:
+        print(f"lab: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

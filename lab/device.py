@@ -1,0 +1,24 @@
+"""Device choice: CUDA when available, else CPU."""
+from __future__ import annotations
+
+from .errors import LabError
+
+
+class DeviceError(LabError, ValueError):
+    """An unknown device name, or CUDA asked for on a machine without it."""
+
+
+def pick_device(name: str | None = "auto"):
+    """``"auto"``/None: ``cuda`` when torch sees a GPU, else ``cpu``; ``"cpu"``/``"cuda"`` explicitly."""
+    import torch
+
+    name = (name or "auto").lower()
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise DeviceError("device 'cuda' was requested but torch sees no CUDA GPU on this machine")
+        return torch.device(name)
+    raise DeviceError(f"unknown device {name!r}: use auto, cpu or cuda")

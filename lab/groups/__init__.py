@@ -1,0 +1,69 @@
+"""Groups of the lab and the text form used to name them (``"S(5)"``, ``"Z(8)*Z(8)"``, ``"SO13()"``)."""
+from __future__ import annotations
+
+import inspect
+
+from ..errors import GroupError
+from ..text import TokenStream
+from .base import Group
+from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
+from .permutation import C4Grid, Cube, DihedralPerm, GCNN, RubiksCube, S, Trivial, Z, Alt
+from .product import DirectProduct
+
+GROUPS: dict[str, type[Group]] = {
+    cls.__name__: cls
+    for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, GCNN, Cube, RubiksCube,
+                C, D, SO, O, SO13p, SO13, O13, Sp, U, SU)
+}
+
+__all__ = ["Group", "DirectProduct", "GROUPS", "parse_group", "group_catalog", *GROUPS]
+
+
+def _arg_names(cls) -> list[str]:
+    return [p for p in inspect.signature(cls.__init__).parameters if p != "self"
+            and inspect.signature(cls.__init__).parameters[p].default is inspect.Parameter.empty]
+
+
+def group_catalog() -> list[tuple[str, str]]:
+    """(signature, one-line description) of every group, e.g. ``("S(n)", "symmetric group: ...")``."""
+    return [(f"{name}({', '.join(_arg_names(cls))})", cls.description) for name, cls in GROUPS.items()]
+
+
+def parse_group(text: str) -> Group:
+    """Build a group from its text form: ``NAME(args)`` factors joined by ``*`` (direct product).
+
+    A real parser, never ``eval``: ``"Z(8)*Z(8)"``, ``"S(5)"``, ``"SO13()"``, ``"RubiksCube"``.
+    Raises ``ParseError`` (with the position) or ``GroupError`` (unknown name, bad argument).
+    """
+    if isinstance(text, Group):
+        return text
+    ts = TokenStream(text)
+    group = _parse_factor(ts)
+    while ts.accept("*"):
+        group = group * _parse_factor(ts)
+    ts.expect_end("'*' or the end of the group")
+    return group
+
+
+def _parse_factor(ts: TokenStream) -> Group:
+    tok = ts.peek
+    if tok.kind != "name":
+        ts.fail("a group name such as S(5) or SO(3)")
+    ts.next()
+    cls = GROUPS.get(tok.value)
+    if cls is None:
+        close = [n for n in GROUPS if n.lower() == tok.value.lower()]
+        hint = f" (did you mean {close[0]}?)" if close else f"; known groups: {', '.join(GROUPS)}"
+        raise GroupError(f"unknown group {tok.value!r}{hint}")
+    args: list[int] = []
+    if ts.accept("("):
+        if not ts.accept(")"):
+            args.append(ts.expect_int("an integer argument"))
+            while ts.accept(","):
+                args.append(ts.expect_int("an integer argument"))
+            ts.expect(")", "',' or ')'")
+    wanted = _arg_names(cls)
+    if len(args) != len(wanted):
+        sig = f"{tok.value}({', '.join(wanted)})"
+        raise GroupError(f"{sig} takes {len(wanted)} argument(s), got {len(args)}")
+    return cls(*args)

@@ -1,0 +1,333 @@
+"""The ``Group`` class: discrete generators and a Lie-algebra basis acting on a base space R^d (or C^d).
+
+A group is given as in the EMLP thesis (ch. 2.3): every element is ``exp(sum a_i A_i) * h_k1 * h_k2 ...``
+for Lie-algebra basis matrices ``A_i`` and discrete generators ``h_k``.  Permutation-type groups (every
+discrete generator a signed permutation matrix, no Lie algebra) are stored as index arrays, never as
+dense matrices, so groups acting on millions of tensor entries stay cheap.
+"""
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+
+import numpy as np
+import scipy.linalg
+
+from ..errors import GroupError
+
+_FINITE_ENUMERATION_CAP = 20_000
+
+
+class Group:
+    """A matrix group given by generators.
+
+    Parameters
+    ----------
+    discrete : array (M, d, d), optional
+        Discrete generators as matrices.
+    lie : array (D, d, d), optional
+        A basis of the Lie algebra.
+    perms, signs : int arrays (M, d), optional
+        Alternative to ``discrete`` for signed-permutation generators: generator ``k`` maps basis vector
+        ``e_i`` to ``signs[k, i] * e_{perms[k, i]}``.
+    d : int
+        The dimension of the base space (needed when there are no generators at all).
+    name : str
+        How the group is written, e.g. ``"S(5)"``; used in messages and plots.
+    """
+
+    description = "a group given by its generators"
+
+    def __init__(self, discrete=None, lie=None, *, perms=None, signs=None, d=None, name="G"):
+        self.name = name
+        if perms is not None:
+            perms = np.asarray(perms, dtype=np.int64)
+            if perms.ndim == 1:
+                perms = perms[None]
+            signs = np.ones_like(perms, dtype=np.int8) if signs is None else np.asarray(signs, dtype=np.int8)
+            if perms.shape != signs.shape:
+                raise GroupError(f"{name}: perms and signs must have the same shape")
+            d = perms.shape[1] if d is None else d
+            for p in perms:
+                if sorted(p.tolist()) != list(range(d)):
+                    raise GroupError(f"{name}: a generator is not a permutation of 0..{d - 1}")
+            if np.any(np.abs(signs) != 1):
+                raise GroupError(f"{name}: signs must be +1 or -1")
+            self._perms, self._signs = perms, signs
+            self._discrete = None
+        else:
+            self._perms = self._signs = None
+            self._discrete = None if discrete is None else np.asarray(discrete)
+        self._lie = None if lie is None else np.asarray(lie)
+        if self._discrete is not None and self._discrete.ndim == 2:
+            self._discrete = self._discrete[None]
+        if self._lie is not None and self._lie.ndim == 2:
+            self._lie = self._lie[None]
+        dims = {a.shape[-1] for a in (self._discrete, self._lie) if a is not None and a.size}
+        if d is not None:
+            dims.add(int(d))
+        if len(dims) != 1:
+            raise GroupError(f"{name}: generators must all be square matrices of one size (got sizes {sorted(dims)})")
+        self.d = dims.pop()
+        for a in (self._discrete, self._lie):
+            if a is not None and a.size and (a.ndim != 3 or a.shape[1] != a.shape[2]):
+                raise GroupError(f"{name}: generators must be square d x d matrices")
+        if self._discrete is None and self._perms is None:
+            self._discrete = np.zeros((0, self.d, self.d))
+        if self._lie is None:
+            self._lie = np.zeros((0, self.d, self.d))
+        if self._perms is None:
+            self._detect_signed_permutations()
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def from_generators(cls, discrete=None, lie=None, name="G", d=None) -> "Group":
+        """A user's own group from discrete generator matrices and/or a Lie-algebra basis."""
+        if discrete is None and lie is None and d is None:
+            raise GroupError("from_generators needs discrete generators, a Lie algebra basis, or d")
+        return cls(discrete=discrete, lie=lie, d=d, name=name)
+
+    def _detect_signed_permutations(self) -> None:
+        """Store signed-permutation generators as index arrays (enables the exact orbit solver)."""
+        if self.num_lie or np.iscomplexobj(self._discrete):
+            return
+        perms, signs = [], []
+        for h in self._discrete:
+            nz = np.abs(h) > 1e-12
+            if not (np.all(nz.sum(0) == 1) and np.all(nz.sum(1) == 1)):
+                return
+            p = np.argmax(nz, axis=0)
+            s = h[p, np.arange(self.d)]
+            if not np.allclose(np.abs(s), 1, atol=1e-12, rtol=0):
+                return
+            perms.append(p)
+            signs.append(np.sign(s).astype(np.int8))
+        self._perms = np.array(perms, dtype=np.int64).reshape(-1, self.d)
+        self._signs = np.array(signs, dtype=np.int8).reshape(-1, self.d)
+
+    # ------------------------------------------------------------------ generators
+    @property
+    def discrete(self) -> np.ndarray:
+        """Discrete generators as dense matrices (M, d, d)."""
+        if self._discrete is None:
+            M, d = self._perms.shape
+            mats = np.zeros((M, d, d))
+            for k in range(M):
+                mats[k, self._perms[k], np.arange(d)] = self._signs[k]
+            self._discrete = mats
+        return self._discrete
+
+    @property
+    def lie(self) -> np.ndarray:
+        """Lie-algebra basis (D, d, d)."""
+        return self._lie
+
+    @property
+    def num_discrete(self) -> int:
+        return len(self._perms) if self._perms is not None else len(self._discrete)
+
+    @property
+    def num_lie(self) -> int:
+        return len(self._lie)
+
+    @property
+    def is_signed_permutation(self) -> bool:
+        """All discrete generators are signed permutation matrices and there is no Lie algebra."""
+        return self._perms is not None and self.num_lie == 0
+
+    @property
+    def is_permutation(self) -> bool:
+        return self.is_signed_permutation and bool(np.all(self._signs == 1))
+
+    @property
+    def perms(self) -> tuple[np.ndarray, np.ndarray]:
+        """(perms, signs) of the discrete generators; only for signed-permutation groups."""
+        if not self.is_signed_permutation:
+            raise GroupError(f"{self.name} is not a (signed) permutation group")
+        return self._perms, self._signs
+
+    @cached_property
+    def is_complex(self) -> bool:
+        return bool(np.iscomplexobj(self._lie) or (self._perms is None and np.iscomplexobj(self._discrete)))
+
+    @property
+    def dtype(self):
+        return np.complex128 if self.is_complex else np.float64
+
+    @cached_property
+    def is_unitary(self) -> bool:
+        """Discrete generators unitary and Lie algebra anti-Hermitian: then V* acts as conj(V)."""
+        if self.is_signed_permutation:
+            return True
+        I = np.eye(self.d)
+        ok = all(np.allclose(h @ h.conj().T, I, atol=1e-10) for h in self.discrete)
+        return ok and all(np.allclose(A.conj().T, -A, atol=1e-10) for A in self._lie)
+
+    @property
+    def is_orthogonal(self) -> bool:
+        """Real and orthogonal: the dual representation V* equals V exactly."""
+        return self.is_unitary and not self.is_complex
+
+    @cached_property
+    def discrete_dual(self) -> np.ndarray:
+        """Discrete generators in the dual representation: inv(h)^T."""
+        if self.is_unitary:
+            return self.discrete.conj()
+        return np.stack([np.linalg.inv(h).T for h in self.discrete]) if self.num_discrete else self.discrete
+
+    @property
+    def lie_dual(self) -> np.ndarray:
+        """Lie-algebra basis in the dual representation: -A^T."""
+        return -np.transpose(self._lie, (0, 2, 1))
+
+    @cached_property
+    def key(self) -> str:
+        """A content hash of the generators: equal keys mean the same group acting the same way."""
+        h = hashlib.sha256(f"{self.d}|".encode())
+        if self._perms is not None:
+            h.update(b"perm")
+            h.update(np.ascontiguousarray(self._perms).tobytes())
+            h.update(np.ascontiguousarray(self._signs).tobytes())
+        else:
+            h.update(np.ascontiguousarray(np.round(self._discrete, 12) + 0.0).tobytes())
+        h.update(b"|lie")
+        h.update(np.ascontiguousarray(np.round(self._lie, 12) + 0.0).tobytes())
+        return h.hexdigest()[:24]
+
+    def __eq__(self, other):
+        return isinstance(other, Group) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return self.name
+
+    def __str__(self):
+        return self.name
+
+    # ------------------------------------------------------------------ products
+    def __mul__(self, other: "Group") -> "Group":
+        """Direct product acting on the tensor product of base spaces (``Z(n)*Z(n)`` acts on n x n grids)."""
+        if not isinstance(other, Group):
+            return NotImplemented
+        from .product import DirectProduct
+
+        return DirectProduct(self, other)
+
+    def __pow__(self, k: int) -> "Group":
+        if not isinstance(k, int) or k < 1:
+            raise GroupError("a group power needs a positive integer")
+        out = self
+        for _ in range(k - 1):
+            out = out * self
+        return out
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, n: int | None = None, rng=None) -> np.ndarray:
+        """Random group elements as matrices: (d, d), or (n, d, d) when ``n`` is given.
+
+        Finite groups: uniform (Schreier-Sims for signed-permutation groups, enumeration of small matrix
+        groups, a long random walk beyond 20 000 elements).  Lie groups: Haar for the compact classical
+        groups (overridden there); otherwise ``exp(sum a_i A_i)`` with ``a_i ~ N(0, 1/2)`` times a random
+        word in the discrete generators, which reaches every component but is not Haar.
+        """
+        rng = np.random.default_rng(rng)
+        out = np.stack([self._sample_one(rng) for _ in range(1 if n is None else n)])
+        return out[0] if n is None else out
+
+    def _sample_one(self, rng) -> np.ndarray:
+        if self.num_lie == 0:
+            return self._sample_finite(rng)
+        coeffs = rng.normal(scale=0.5, size=self.num_lie)
+        g = scipy.linalg.expm(np.tensordot(coeffs, self._lie, axes=1))
+        return g @ self._random_word(rng, length=8) if self.num_discrete else g
+
+    def _random_word(self, rng, length: int) -> np.ndarray:
+        g = np.eye(self.d, dtype=self.dtype)
+        gens = self.discrete
+        for _ in range(length):
+            k = rng.integers(self.num_discrete + 1)  # index M stands for "no generator this step"
+            if k < self.num_discrete:
+                g = gens[k] @ g
+        return g
+
+    def _sample_finite(self, rng) -> np.ndarray:
+        if self.num_discrete == 0:
+            return np.eye(self.d)
+        if self.is_signed_permutation:
+            p, s = self._uniform_signed_permutation(rng)
+            g = np.zeros((self.d, self.d))
+            g[p, np.arange(self.d)] = s
+            return g
+        elements = self.elements()
+        if elements is not None:
+            return elements[rng.integers(len(elements))]
+        return self._random_word(rng, length=200)
+
+    @cached_property
+    def _sympy_group(self):
+        """The group as a sympy permutation group on 2d points (i+, i-), for Schreier-Sims."""
+        from sympy.combinatorics import Permutation, PermutationGroup
+
+        d = self.d
+        gens = []
+        for p, s in zip(*self.perms):
+            img = np.empty(2 * d, dtype=np.int64)
+            neg = s < 0
+            img[:d] = p + d * neg
+            img[d:] = p + d * (~neg)
+            gens.append(Permutation(img.tolist()))
+        return PermutationGroup(gens)
+
+    def _uniform_signed_permutation(self, rng):
+        import random
+
+        G = self._sympy_group
+        # coset_unrank maps 0..|G|-1 bijectively onto G, so a uniform rank gives a uniform element
+        # (Python integers: the Rubik's cube group has more than 2**63 elements).
+        rank = random.Random(int(rng.integers(2**63))).randrange(int(G.order()))
+        img = np.array(G.coset_unrank(rank).array_form, dtype=np.int64)
+        if len(img) < 2 * self.d:
+            img = np.concatenate([img, np.arange(len(img), 2 * self.d)])
+        p = img[: self.d] % self.d
+        s = np.where(img[: self.d] >= self.d, -1, 1)
+        return p, s
+
+    def order(self) -> int | None:
+        """The number of elements for finite groups (None for Lie groups or when unknown)."""
+        if self.num_lie:
+            return None
+        if self.num_discrete == 0:
+            return 1
+        if self.is_signed_permutation:
+            return int(self._sympy_group.order())
+        el = self.elements()
+        return None if el is None else len(el)
+
+    def elements(self, cap: int = _FINITE_ENUMERATION_CAP) -> np.ndarray | None:
+        """All elements of a finite group as matrices by closure under the generators (None if > cap)."""
+        if self.num_lie:
+            return None
+        if self.is_signed_permutation and self.order() > cap:
+            return None
+        gens = self.discrete
+        found = {self._mat_key(np.eye(self.d)): np.eye(self.d, dtype=self.dtype)}
+        frontier = list(found.values())
+        while frontier:
+            nxt = []
+            for g in frontier:
+                for h in gens:
+                    x = h @ g
+                    k = self._mat_key(x)
+                    if k not in found:
+                        if len(found) >= cap:
+                            return None
+                        found[k] = x
+                        nxt.append(x)
+            frontier = nxt
+        return np.stack(list(found.values()))
+
+    @staticmethod
+    def _mat_key(m: np.ndarray) -> bytes:
+        return (np.round(m, 9) + 0.0).tobytes()

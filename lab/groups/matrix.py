@@ -1,0 +1,207 @@
+"""Matrix groups: finite rotation groups of the plane and the classical Lie groups."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy import stats
+
+from ..errors import GroupError
+from .base import Group
+from .permutation import _check_n
+
+
+def _rot2(theta: float) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def _antisymmetric_basis(n: int) -> np.ndarray:
+    mats = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            A = np.zeros((n, n))
+            A[i, j], A[j, i] = -1.0, 1.0
+            mats.append(A)
+    return np.stack(mats) if mats else np.zeros((0, n, n))
+
+
+class C(Group):
+    """Rotations of the plane by multiples of 2*pi/k, acting on R^2."""
+
+    description = "cyclic rotation group of order k acting on R^2"
+
+    def __init__(self, k: int):
+        k = _check_n("C", k)
+        super().__init__(discrete=_rot2(2 * np.pi / k)[None], name=f"C({k})")
+
+
+class D(Group):
+    """The dihedral group of order 2k acting on R^2 (rotations by 2*pi/k and a reflection)."""
+
+    description = "dihedral group of order 2k acting on R^2"
+
+    def __init__(self, k: int):
+        k = _check_n("D", k)
+        super().__init__(discrete=np.stack([_rot2(2 * np.pi / k), np.diag([1.0, -1.0])]), name=f"D({k})")
+
+
+class SO(Group):
+    """Rotations of R^n (Lie algebra: antisymmetric matrices).  Sampled from the Haar measure."""
+
+    description = "special orthogonal group: rotations of R^n"
+
+    def __init__(self, n: int):
+        n = _check_n("SO", n)
+        super().__init__(lie=_antisymmetric_basis(n), d=n, name=f"SO({n})")
+
+    def _sample_one(self, rng):
+        return np.eye(1) if self.d == 1 else stats.special_ortho_group.rvs(self.d, random_state=rng)
+
+
+class O(Group):
+    """Rotations and reflections of R^n (SO(n) plus one reflection).  Haar-sampled."""
+
+    description = "orthogonal group: rotations and reflections of R^n"
+
+    def __init__(self, n: int):
+        n = _check_n("O", n)
+        refl = np.eye(n)
+        refl[0, 0] = -1
+        super().__init__(discrete=refl[None], lie=_antisymmetric_basis(n), d=n, name=f"O({n})")
+
+    def _sample_one(self, rng):
+        if self.d == 1:
+            return np.array([[rng.choice([-1.0, 1.0])]])
+        return stats.ortho_group.rvs(self.d, random_state=rng)
+
+
+_ETA = np.diag([-1.0, 1.0, 1.0, 1.0])  # Minkowski metric, signature (-,+,+,+), time first
+
+
+def _lorentz_algebra() -> np.ndarray:
+    mats = list(_antisymmetric_basis(4)[[3, 4, 5]])  # rotations among the spatial axes 1,2,3
+    for i in range(1, 4):  # boosts: symmetric in (t, x_i)
+        B = np.zeros((4, 4))
+        B[0, i] = B[i, 0] = 1.0
+        mats.append(B)
+    return np.stack(mats)
+
+
+class SO13p(Group):
+    """The proper orthochronous Lorentz group SO+(1,3) on R^4 = (t, x, y, z), metric diag(-1,1,1,1).
+
+    Sampling (not Haar, the group is not compact): a Haar rotation times a boost of rapidity ~ N(0, 1)
+    along a uniform direction.
+    """
+
+    description = "proper orthochronous Lorentz group SO+(1,3) on (t,x,y,z)"
+    metric = _ETA
+
+    def __init__(self, discrete=None, name="SO13p()"):
+        super().__init__(discrete=discrete, lie=_lorentz_algebra(), d=4, name=name)
+
+    def _sample_one(self, rng):
+        R = np.eye(4)
+        R[1:, 1:] = stats.special_ortho_group.rvs(3, random_state=rng)
+        n = rng.normal(size=3)
+        B = np.zeros((4, 4))
+        B[0, 1:] = B[1:, 0] = n / np.linalg.norm(n) * rng.normal()
+        g = scipy.linalg.expm(B) @ R
+        if self.num_discrete:
+            g = g @ self._random_word(rng, length=4)
+        return g
+
+
+class SO13(SO13p):
+    """SO(1,3): SO+(1,3) together with the total inversion PT = -I."""
+
+    description = "Lorentz group SO(1,3) (adds PT = -I)"
+
+    def __init__(self):
+        super().__init__(discrete=-np.eye(4)[None], name="SO13()")
+
+
+class O13(SO13p):
+    """The full Lorentz group O(1,3): SO+(1,3) with parity P and time reversal T."""
+
+    description = "full Lorentz group O(1,3) (adds parity and time reversal)"
+
+    def __init__(self):
+        P = np.diag([1.0, -1.0, -1.0, -1.0])
+        T = np.diag([-1.0, 1.0, 1.0, 1.0])
+        super().__init__(discrete=np.stack([P, T]), name="O13()")
+
+
+class Sp(Group):
+    """The symplectic group Sp(2n, R) acting on R^(2n), preserving J = [[0, I], [-I, 0]].
+
+    Lie algebra: {A : A^T J + J A = 0} = {J S : S symmetric}.  Sampling: exp of a random algebra
+    element (a documented approximation: the group is not compact, there is no Haar probability).
+    """
+
+    description = "symplectic group Sp(2n) acting on R^(2n)"
+
+    def __init__(self, n: int):
+        n = _check_n("Sp", n)
+        m = 2 * n
+        J = np.zeros((m, m))
+        J[:n, n:] = np.eye(n)
+        J[n:, :n] = -np.eye(n)
+        self.J = J
+        mats = []
+        for i in range(m):
+            for j in range(i, m):
+                Sym = np.zeros((m, m))
+                Sym[i, j] = Sym[j, i] = 1.0
+                mats.append(J @ Sym)
+        super().__init__(lie=np.stack(mats), d=m, name=f"Sp({n})")
+
+
+def _unitary_algebra(n: int, traceless: bool) -> np.ndarray:
+    mats = []
+    for j in range(n):
+        for k in range(j + 1, n):
+            A = np.zeros((n, n), complex)
+            A[j, k], A[k, j] = 1, -1
+            mats.append(A)
+            B = np.zeros((n, n), complex)
+            B[j, k] = B[k, j] = 1j
+            mats.append(B)
+    for j in range(n - 1 if traceless else n):
+        H = np.zeros((n, n), complex)
+        H[j, j] = 1j
+        if traceless:
+            H[j + 1, j + 1] = -1j
+        mats.append(H)
+    return np.stack(mats) if mats else np.zeros((0, n, n), complex)
+
+
+class U(Group):
+    """The unitary group U(n) acting on C^n.  Haar-sampled."""
+
+    description = "unitary group U(n) acting on C^n (complex)"
+
+    def __init__(self, n: int):
+        n = _check_n("U", n)
+        super().__init__(lie=_unitary_algebra(n, traceless=False), d=n, name=f"U({n})")
+
+    def _sample_one(self, rng):
+        if self.d == 1:
+            return np.array([[np.exp(2j * np.pi * rng.random())]])
+        return stats.unitary_group.rvs(self.d, random_state=rng)
+
+
+class SU(Group):
+    """The special unitary group SU(n) acting on C^n.  Haar-sampled."""
+
+    description = "special unitary group SU(n) acting on C^n (complex)"
+
+    def __init__(self, n: int):
+        n = _check_n("SU", n)
+        if n < 2:
+            raise GroupError("SU(n) needs n >= 2 (SU(1) is trivial: use Trivial(1))")
+        super().__init__(lie=_unitary_algebra(n, traceless=True), d=n, name=f"SU({n})")
+
+    def _sample_one(self, rng):
+        u = stats.unitary_group.rvs(self.d, random_state=rng)
+        return u / np.linalg.det(u) ** (1 / self.d)

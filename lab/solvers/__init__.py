@@ -1,0 +1,206 @@
+"""Solving ``rho(g) v = v`` for a representation: solver choice, block splitting, caching, assembly.
+
+Solvers (``solver=``):
+
+* ``orbit``  -- exact sparse 0/+-1 bases for signed-permutation groups (``lab.solvers.orbit``);
+* ``dense``  -- SVD of the stacked constraints for small blocks (``lab.solvers.dense``);
+* ``krylov`` -- iterative nullspace (thesis Algorithm 1) in torch for large blocks (``lab.solvers.krylov``);
+* ``auto``   -- orbit where it applies, else dense up to ``DENSE_MAX`` entries per block, else krylov.
+
+A representation is split into its tensor blocks (thesis section 2.5.1); every distinct block is solved
+once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+from ..errors import SolverError
+from ..reps.rep import factors_to_text
+from . import cache as _cache
+from . import memory
+from .dense import dense_basis
+from .krylov import krylov_basis
+from .orbit import orbit_basis, orbit_matrix
+
+SOLVERS = ("auto", "orbit", "dense", "krylov")
+DENSE_MAX = 2500
+VERSION = 1
+
+
+@dataclass
+class BlockResult:
+    label: str
+    factors: tuple[str, ...]
+    size: int
+    rank: int
+    solver: str
+    positions: np.ndarray | None  # None: the block is the whole rep in natural order
+    column_offset: int
+
+
+@dataclass
+class Solution:
+    """The equivariant basis of a representation and how it was obtained."""
+
+    rep: object
+    Q: object  # scipy.sparse.csc_matrix (orbit) or ndarray (size x rank)
+    rank: int
+    dim: int
+    solver: str
+    seconds: float
+    blocks: list[BlockResult] = field(default_factory=list)
+    labels: np.ndarray | None = None  # orbit solver: basis element of every entry (-1: none)
+    signs: np.ndarray | None = None  # orbit solver: sign of every entry within its basis element
+    cached: bool = False
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.Q)
+
+    def project(self, v):
+        """Orthogonal projection ``Q Q^H v`` of a vector (size,) or matrix (size, n)."""
+        v = np.asarray(v)
+        return self.Q @ (self.Q.conj().T @ v)
+
+    def projector(self) -> LinearOperator:
+        """The projector onto the equivariant subspace as a LinearOperator (never a dense matrix)."""
+        dtype = np.result_type(self.Q.dtype, np.float64)
+        return LinearOperator((self.dim, self.dim), matvec=self.project, matmat=self.project,
+                              rmatvec=self.project, dtype=dtype)
+
+    def summary(self) -> dict:
+        return {"rank": self.rank, "dim": self.dim, "solver": self.solver, "seconds": self.seconds,
+                "group": str(self.rep.group), "rep": str(self.rep), "cached": self.cached,
+                "blocks": [{"rep": b.label, "size": b.size, "rank": b.rank, "solver": b.solver}
+                           for b in self.blocks]}
+
+
+def _canonical_factors(group, factors):
+    return tuple("V" for _ in factors) if group.is_orthogonal else tuple(factors)
+
+
+def _choose(group, solver: str, size: int) -> str:
+    if solver not in SOLVERS:
+        raise SolverError(f"unknown solver {solver!r}: choose one of {', '.join(SOLVERS)}")
+    if solver == "orbit" and not group.is_signed_permutation:
+        raise SolverError(f"the orbit solver needs a (signed) permutation group; {group} is not one "
+                          "(use dense or krylov)")
+    if solver != "auto":
+        return solver
+    if group.is_signed_permutation:
+        return "orbit"
+    return "dense" if size <= DENSE_MAX else "krylov"
+
+
+def _estimate(group, solver, factors, limit):
+    m = group.d ** len(factors)
+    itemsize = 16 if group.is_complex else 8
+    what = f"solving the {m}-entry block {factors_to_text(tuple(factors))} of {group} with the {solver} solver"
+    if solver == "orbit":
+        need = memory.orbit_bytes(m, max(group.num_discrete, 1), bool(np.any(group.perms[1] < 0)))
+    elif solver == "dense":
+        need = memory.dense_bytes(m, group.num_discrete + group.num_lie, itemsize)
+    else:
+        need = memory.krylov_bytes(m, 16, itemsize)
+    memory.check(what, need, limit)
+
+
+def _solve_block(group, factors, solver, device, limit, use_disk, progress):
+    key = f"v{VERSION}-{group.key}-{solver}-{''.join('a' if f == 'V' else 'b' for f in factors) or 's'}"
+    hit = _cache.get(key, use_disk)
+    if hit is not None:
+        return hit, True
+    if solver == "orbit":
+        perms, signs = group.perms
+        if len(perms) == 0:  # no generators: every entry is its own orbit
+            perms, signs = np.arange(group.d)[None], np.ones((1, group.d), dtype=np.int8)
+        ob = orbit_basis(perms, signs, len(factors))
+        arrays = {"labels": ob.labels, "signs": ob.signs, "rank": np.array(ob.rank)}
+    elif solver == "dense":
+        arrays = {"Q": dense_basis(group, factors)}
+    else:
+        from ..device import pick_device
+
+        arrays = {"Q": krylov_basis(group, factors, device=pick_device(device), memory_limit=limit,
+                                    progress=progress)}
+    _cache.put(key, arrays, use_disk)
+    return arrays, False
+
+
+def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=None, cache: bool = True,
+          progress=None) -> Solution:
+    """Solve for the equivariant basis of ``rep`` (see the module docstring)."""
+    t0 = time.perf_counter()
+    group = rep._require_group()
+    blocks = rep.blocks
+    limit = memory.memory_limit(memory_limit)
+    plan = []
+    for b in blocks:
+        name = _choose(group, solver, b.size)
+        plan.append((b, name, _canonical_factors(group, b.factors)))
+    for b, name, factors in {(n, f): (b, n, f) for b, n, f in plan}.values():
+        _estimate(group, name, factors, limit)
+
+    solved: dict = {}
+    all_cached = True
+    for i, (b, name, factors) in enumerate(plan):
+        if (name, factors) not in solved:
+            if progress:
+                progress(i / len(plan), f"solving block {b.label} ({b.size} entries) with {name}")
+            solved[(name, factors)], hit = _solve_block(group, factors, name, device, limit, cache, progress)
+            all_cached &= hit
+
+    names = sorted({name for _, name, _ in plan})
+    used = names[0] if len(names) == 1 else "+".join(names)
+    size = rep.size
+    results, col = [], 0
+    single = len(plan) == 1 and plan[0][0].contiguous and plan[0][0].offset == 0
+    if names == ["orbit"]:
+        labels = np.full(size, -1, dtype=np.int32)
+        signs = np.zeros(size, dtype=np.int8)
+        for b, name, factors in plan:
+            arr = solved[(name, factors)]
+            r = int(arr["rank"])
+            pos = None if single else b.positions()
+            lab = arr["labels"]
+            if single:
+                labels, signs = lab.astype(np.int32, copy=False), arr["signs"]
+            else:
+                labels[pos] = np.where(lab >= 0, lab + col, -1)
+                signs[pos] = arr["signs"]
+            results.append(BlockResult(b.label, b.factors, b.size, r, name, pos, col))
+            col += r
+        Q = orbit_matrix(labels, signs, col)
+    else:
+        dtype = group.dtype
+        cols = [(b, name, factors, solved[(name, factors)]) for b, name, factors in plan]
+        total = sum(_block_rank(a) for *_, a in cols)
+        memory.check(f"assembling the {size} x {total} basis", size * total * np.dtype(dtype).itemsize, limit)
+        Q = np.zeros((size, total), dtype=dtype)
+        labels = signs = None
+        for b, name, factors, arr in cols:
+            Qb = _block_dense(arr)
+            pos = b.positions()
+            Q[pos, col:col + Qb.shape[1]] = Qb
+            results.append(BlockResult(b.label, b.factors, b.size, Qb.shape[1], name, None if single else pos, col))
+            col += Qb.shape[1]
+    seconds = time.perf_counter() - t0
+    if progress:
+        progress(1.0, f"rank {col} of {size} ({used}, {seconds:.2f} s)")
+    return Solution(rep=rep, Q=Q, rank=col, dim=size, solver=used, seconds=seconds, blocks=results,
+                    labels=labels, signs=signs, cached=all_cached)
+
+
+def _block_rank(arrays) -> int:
+    return int(arrays["rank"]) if "rank" in arrays else arrays["Q"].shape[1]
+
+
+def _block_dense(arrays) -> np.ndarray:
+    if "Q" in arrays:
+        return arrays["Q"]
+    return orbit_matrix(arrays["labels"], arrays["signs"], int(arrays["rank"])).toarray()

@@ -1,0 +1,131 @@
+"""Iterative nullspace solver (thesis Algorithm 1) in torch, with structured Kronecker products.
+
+Minimises L(X) = ||C X||_F^2 by gradient descent from a Gaussian X (n x r_max); the nullspace part
+of X never changes and the rest decays exponentially, so an SVD of the converged X yields the
+nullspace.  r_max doubles until the rank found is below it.  Products with C never form a matrix:
+the tensor block is held as an array of shape (r, d, ..., d) and each generator is applied along each
+tensor axis, ``(A (x) B) vec(W) = vec(A W B^T)``.  Two refinements over the plain algorithm, both
+standard for quadratics: the step size comes from a power-iteration estimate of ||C^T C||, and a
+heavy-ball momentum term speeds convergence from O(kappa) to O(sqrt(kappa)) iterations.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..errors import SolverError
+from . import memory
+
+RANK_RTOL = 1e-6
+
+
+class StructuredConstraints:
+    """C and C^H applied to X of shape (r, d, ..., d) without forming any rho(g)."""
+
+    def __init__(self, group, factors, device, dtype):
+        self.d, self.k = group.d, len(factors)
+        t = lambda a: torch.as_tensor(np.asarray(a), dtype=dtype, device=device)  # noqa: E731
+        self.discrete = [[t(h if f == "V" else hd) for f in factors]
+                         for h, hd in zip(group.discrete, group.discrete_dual)]
+        self.lie = [[t(A if f == "V" else Ad) for f in factors] for A, Ad in zip(group.lie, group.lie_dual)]
+
+    def _axis(self, M, X, a):
+        r = X.shape[0]
+        Xv = X.reshape(r * self.d**a, self.d, self.d ** (self.k - 1 - a))
+        return torch.matmul(M, Xv).reshape(X.shape)
+
+    def _rho(self, mats, X, adjoint=False):
+        for a, M in enumerate(mats):
+            X = self._axis(M.conj().T if adjoint else M, X, a)
+        return X
+
+    def _drho(self, mats, X, adjoint=False):
+        out = torch.zeros_like(X)
+        for a, M in enumerate(mats):
+            out += self._axis(M.conj().T if adjoint else M, X, a)
+        return out
+
+    def apply(self, X):
+        """List of C_i X, one per generator."""
+        return [self._rho(m, X) - X for m in self.discrete] + [self._drho(m, X) for m in self.lie]
+
+    def normal(self, X):
+        """C^H C X = sum_i C_i^H C_i X."""
+        out = torch.zeros_like(X)
+        for m in self.discrete:
+            Y = self._rho(m, X) - X
+            out += self._rho(m, Y, adjoint=True) - Y
+        for m in self.lie:
+            out += self._drho(m, self._drho(m, X), adjoint=True)
+        return out
+
+
+def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_iter=20000,
+                 r_start=16, seed=0, progress=None) -> np.ndarray:
+    d, k = group.d, len(factors)
+    n = d**k
+    dtype = torch.complex128 if group.is_complex else torch.float64
+    device = torch.device("cpu") if device is None else device
+    limit = memory.memory_limit(memory_limit)
+    itemsize = 16 if group.is_complex else 8
+    ops = StructuredConstraints(group, factors, device, dtype)
+    if not ops.discrete and not ops.lie:
+        return np.eye(n, dtype=group.dtype)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    shape = lambda r: (r,) + (d,) * k  # noqa: E731
+    randn = lambda r: torch.randn(shape(r), generator=gen, dtype=torch.float64).to(device, dtype)  # noqa: E731
+
+    # largest eigenvalue of C^H C by power iteration (a safe over-estimate sets the step size)
+    v = randn(1)
+    lam_max = 1.0
+    for _ in range(50):
+        w = ops.normal(v)
+        lam_max = float(torch.linalg.vector_norm(w) / torch.linalg.vector_norm(v))
+        v = w / torch.linalg.vector_norm(w)
+    lam_max = max(lam_max, 1e-12) * 1.05
+    lam_min = lam_max / 400.0  # heavy-ball tuning; smaller eigenvalues still converge, just slower
+    eta = 4.0 / (math.sqrt(lam_max) + math.sqrt(lam_min)) ** 2
+    beta = ((math.sqrt(lam_max) - math.sqrt(lam_min)) / (math.sqrt(lam_max) + math.sqrt(lam_min))) ** 2
+
+    r_max = min(r_start, n)
+    memory.check(f"the Krylov solve of a {n}-entry block", memory.krylov_bytes(n, r_max, itemsize), limit)
+    X = randn(r_max)
+    prev = X.clone()
+    it = 0
+    while True:
+        converged = False
+        while it < max_iter:
+            step = X - eta * ops.normal(X) + beta * (X - prev)
+            prev, X = X, step
+            it += 1
+            if it % 25 == 0:
+                res = math.sqrt(sum(float(torch.linalg.vector_norm(c) ** 2) for c in ops.apply(X)))
+                rel = res / (float(torch.linalg.vector_norm(X)) * math.sqrt(lam_max))
+                if progress:
+                    progress(min(0.99, math.log10(max(rel, 1e-300)) / math.log10(tol)),
+                             f"krylov: iteration {it}, r_max {r_max}, residual {rel:.1e}")
+                if rel < tol:
+                    converged = True
+                    break
+        if not converged:
+            raise SolverError(f"the Krylov solver did not converge in {max_iter} iterations (residual {rel:.1e})")
+        mat = X.reshape(X.shape[0], n)
+        s = torch.linalg.svdvals(mat)
+        rank = int((s > RANK_RTOL * s[0]).sum()) if float(s[0]) > 0 else 0
+        if rank < r_max or r_max >= n:
+            break
+        new_r = min(2 * r_max, n)
+        memory.check(f"the Krylov solve of a {n}-entry block (rank above {r_max})",
+                     memory.krylov_bytes(n, new_r, itemsize), limit)
+        extra = randn(new_r - r_max)
+        X = torch.cat([X, extra])
+        prev = torch.cat([prev, extra])
+        r_max = new_r
+    if rank == 0:
+        return np.zeros((n, 0), dtype=group.dtype)
+    # rows of mat span the nullspace: orthonormal basis from the SVD
+    _, _, vh = torch.linalg.svd(mat, full_matrices=False)
+    Q = vh[:rank].T  # rows of mat are combinations of the rows of vh (no conjugate)
+    return Q.cpu().numpy().astype(group.dtype)

@@ -1,0 +1,135 @@
+"""Groups: orders against known values, sampled elements lie in the group, parsing of group text."""
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from lab import (C, D, GCNN, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm, Group,
+                 GroupError, ParseError, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
+
+
+@pytest.mark.parametrize("group, order", [
+    (Z(7), 7), (S(5), 120), (S(1), 1), (Alt(5), 60), (Alt(4), 12), (DihedralPerm(6), 12),
+    (C4Grid(3), 4), (GCNN(3), 36), (Cube(), 24), (Trivial(4), 1), (Z(3) * Z(4), 12),
+    (C(6), 6), (D(5), 10), (C(4), 4), (D(4), 8),
+    (RubiksCube(), 43_252_003_274_489_856_000),  # the number of positions of the Rubik's cube
+])
+def test_orders_match_known_values(group, order):
+    assert group.order() == order
+
+
+def test_rubiks_cube_facets_and_generators():
+    G = RubiksCube()
+    assert G.d == 48 and G.num_discrete == 6 and G.is_permutation
+    perms, _ = G.perms
+    for p in perms:  # a quarter turn moves 8 corner facets... 12 + 8 = 20 facets
+        assert np.count_nonzero(p != np.arange(48)) == 20
+        assert np.array_equal(np.linalg.matrix_power(G.discrete[0], 4), np.eye(48))
+
+
+def _is_in(group_name, g):
+    if group_name.startswith("SO(") and "13" not in group_name:
+        return np.allclose(g.T @ g, np.eye(len(g))) and np.isclose(np.linalg.det(g), 1)
+    if group_name.startswith("O("):
+        return np.allclose(g.T @ g, np.eye(len(g)))
+    if "13" in group_name:
+        eta = np.diag([-1.0, 1, 1, 1])
+        ok = np.allclose(g.T @ eta @ g, eta)
+        if group_name == "SO13p()":
+            ok = ok and np.isclose(np.linalg.det(g), 1) and g[0, 0] >= 1
+        if group_name == "SO13()":
+            ok = ok and np.isclose(np.linalg.det(g), 1)
+        return ok
+    if group_name.startswith("Sp("):
+        J = Sp(len(g) // 2).J
+        return np.allclose(g.T @ J @ g, J)
+    if group_name.startswith("U("):
+        return np.allclose(g.conj().T @ g, np.eye(len(g)))
+    if group_name.startswith("SU("):
+        return np.allclose(g.conj().T @ g, np.eye(len(g))) and np.isclose(np.linalg.det(g), 1)
+    raise AssertionError(group_name)
+
+
+@pytest.mark.parametrize("group", [SO(3), SO(4), O(3), SO13p(), SO13(), O13(), Sp(2), U(3), SU(2), SU(3)])
+def test_lie_group_samples_and_algebra_are_in_the_group(group, rng):
+    for g in group.sample(5, rng=rng):
+        assert _is_in(group.name, g)
+    for A in group.lie:  # exp of every Lie algebra basis element lies in the identity component
+        assert _is_in(group.name, scipy.linalg.expm(0.7 * A))
+    for h in group.discrete:
+        assert _is_in(group.name if group.name != "SO13p()" else "SO13()", h) or group.name == "O13()"
+
+
+def test_lorentz_samples_reach_every_component(rng):
+    signs = {(np.sign(np.linalg.det(g)), np.sign(g[0, 0])) for g in O13().sample(60, rng=rng)}
+    assert signs == {(1, 1), (1, -1), (-1, 1), (-1, -1)}
+    assert {np.sign(g[0, 0]) for g in SO13().sample(40, rng=rng)} == {1, -1}
+    assert {round(np.linalg.det(g)) for g in O(3).sample(40, rng=rng)} == {1, -1}
+
+
+def test_finite_sampling_is_uniform(rng):
+    """S(3): each of the 6 permutations about 1/6 of the time (chi-square, 5 dof, p ~ 1e-4 cut-off)."""
+    G = S(3)
+    n = 3000
+    keys = [tuple(np.argmax(g, axis=0)) for g in G.sample(n, rng=rng)]
+    counts = np.array([keys.count(k) for k in set(keys)])
+    assert len(counts) == 6
+    chi2 = ((counts - n / 6) ** 2 / (n / 6)).sum()
+    assert chi2 < 25.7
+
+
+def test_signed_permutation_sampling_stays_in_group(rng):
+    G = C(4)  # rotations by 90 degrees: signed permutation matrices
+    assert G.is_signed_permutation and not G.is_permutation
+    elements = {G._mat_key(e) for e in G.elements()}
+    assert len(elements) == 4
+    assert all(G._mat_key(g) in elements for g in G.sample(50, rng=rng))
+
+
+def test_product_group_acts_on_grid():
+    G = Z(3) * Z(4)
+    assert G.d == 12 and G.is_permutation
+    grid = np.arange(12).reshape(3, 4)
+    shifted = (G.discrete[0] @ grid.ravel()).reshape(3, 4)  # first factor shifts rows
+    assert np.array_equal(shifted, np.roll(grid, 1, axis=0))
+
+
+def test_from_generators_detects_permutations_and_lie():
+    P = np.eye(3)[[1, 2, 0]]
+    G = Group.from_generators(discrete=[P], name="Z3")
+    assert G.is_permutation and G.order() == 3
+    H = Group.from_generators(lie=SO(3).lie, name="myso3")
+    assert H.num_lie == 3 and not H.is_signed_permutation
+    with pytest.raises(GroupError):
+        Group.from_generators(discrete=[np.eye(3)], lie=[np.eye(2)])
+    with pytest.raises(GroupError):
+        Group.from_generators()
+
+
+def test_parse_group_text():
+    assert parse_group("S(5)") == S(5)
+    assert parse_group(" Z(8) * Z(8) ").d == 64
+    assert parse_group("SO13()").num_discrete == 1
+    assert parse_group("RubiksCube").d == 48
+    for bad, exc in [("S(0)", GroupError), ("Foo(3)", GroupError), ("S(3", ParseError), ("S(1,2)", GroupError),
+                     ("S(-1)", ParseError), ("*S(3)", ParseError), ("S(3)*", ParseError), ("", ParseError)]:
+        with pytest.raises(exc):
+            parse_group(bad)
+    with pytest.raises(ParseError) as info:
+        parse_group("S(3) Z(2)")
+    assert info.value.position == 5
+
+
+def test_catalog_lists_every_group():
+    names = [sig.split("(")[0] for sig, _ in group_catalog()]
+    for required in ["Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "GCNN", "Cube", "RubiksCube",
+                     "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "U", "SU"]:
+        assert required in names
+    assert all(desc for _, desc in group_catalog())
+
+
+def test_group_orders_by_closure_agree_with_sympy():
+    for G in [DihedralPerm(5), Alt(4), C4Grid(2), Cube()]:
+        assert len(G.elements()) == G.order()
+    assert math.factorial(6) // 2 == Alt(6).order()
