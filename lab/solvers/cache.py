@@ -34,7 +34,7 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(memoryview(a).cast("B"))
+        h.update(a.tobytes())
     return h.hexdigest()
 
 
