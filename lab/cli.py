@@ -1,6 +1,6 @@
 """The ``lab`` command line (also ``python -m lab``).
 
-    lab basis GROUP REP [--solver auto|orbit|dense|krylov] [--device auto|cpu|cuda] [--json]
+    lab basis GROUP REP [--solver auto|orbit|dense|krylov|subgroup] [--device auto|cpu|cuda] [--json]
     lab groups
 
 Bad input exits with code 2 and one line on stderr.
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Solve rho(g) v = v for the representation REP of GROUP.")
     b.add_argument("group", metavar="GROUP", help='group text, e.g. "S(5)", "Z(8)*Z(8)", "SO13()"')
     b.add_argument("rep", metavar="REP", help='representation text, e.g. "T(4)", "V >> V", "T(2)+3*V"')
-    b.add_argument("--solver", default="auto", choices=["auto", "orbit", "dense", "krylov"])
+    b.add_argument("--solver", default="auto", choices=["auto", "orbit", "dense", "krylov", "subgroup"])
     b.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     b.add_argument("--memory-limit", default=None, help="refuse solves needing more, e.g. 8GB (default: 80%% of free RAM)")
     b.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk basis cache")

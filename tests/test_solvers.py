@@ -153,6 +153,9 @@ AGREE_CASES = [
     (SO(3), "T(4)", ["dense", "krylov"]), (O13(), "T(2)+T(1,1)", ["dense", "krylov"]),
     (SU(2), "T(2)+T(1,1)", ["dense", "krylov"]), (Sp(1), "T(4)", ["dense", "krylov"]),
     (C(5), "T(3)", ["dense", "krylov"]), (SO(2) * S(3), "V >> V", ["dense", "krylov"]),
+    (SO(3), "T(5)", ["dense", "subgroup", "krylov"]), (O(3), "T(4)", ["dense", "subgroup"]),
+    (SO13(), "T(4)", ["dense", "subgroup"]), (O13(), "T(3,1)", ["dense", "subgroup"]),
+    (Sp(2), "T(4)", ["dense", "subgroup"]), (SO(4), "T(4)", ["dense", "subgroup", "krylov"]),
 ]
 
 
@@ -264,3 +267,30 @@ def test_user_group_from_generators():
     assert sol.solver == "orbit" and sol.rank == 2
     H = Group.from_generators(lie=SO(3).lie)
     assert parse_rep("T(2)", H).solve().rank == 1
+
+
+@pytest.mark.parametrize("group", [SO(2), SO(3), SO(4), O(3), SO13p(), SO13(), O13(), Sp(1), Sp(3)])
+def test_finite_subgroups_lie_in_their_groups(group):
+    """The subgroup solver is only exact if H really is a subgroup: check each generator's invariant form."""
+    H = group.finite_subgroup
+    assert H.is_signed_permutation
+    for h in H.discrete:
+        if isinstance(group, (SO13p,)):
+            eta = np.diag([-1.0, 1, 1, 1])
+            assert np.allclose(h.T @ eta @ h, eta)
+        elif isinstance(group, Sp):
+            assert np.allclose(h.T @ group.J @ h, group.J)
+        else:
+            assert np.allclose(h.T @ h, np.eye(group.d))
+            if isinstance(group, SO) and not isinstance(group, O):
+                assert np.isclose(np.linalg.det(h), 1)
+    if isinstance(group, SO13p) and type(group) is SO13p:
+        assert all(np.isclose(np.linalg.det(h), 1) and h[0, 0] == 1 for h in H.discrete)
+
+
+def test_auto_uses_subgroup_for_large_lie_blocks():
+    sol = parse_rep("T(6)", SO(4)).solve()  # 4096 entries: above the dense limit
+    assert sol.solver == "subgroup"
+    assert sol.rank == parse_rep("T(6)", SO(4)).solve(solver="krylov", cache=False).rank
+    with pytest.raises(SolverError):
+        parse_rep("T(2)", U(2)).solve(solver="subgroup")

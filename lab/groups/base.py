@@ -106,6 +106,9 @@ class Group:
         self._signs = np.array(signs, dtype=np.int8).reshape(-1, self.d)
 
     # ------------------------------------------------------------------ generators
+    finite_subgroup: "Group | None" = None
+    """A finite signed-permutation subgroup on the same space, if known: enables the ``subgroup`` solver."""
+
     @property
     def discrete(self) -> np.ndarray:
         """Discrete generators as dense matrices (M, d, d)."""

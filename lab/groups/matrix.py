@@ -25,6 +25,18 @@ def _antisymmetric_basis(n: int) -> np.ndarray:
     return np.stack(mats) if mats else np.zeros((0, n, n))
 
 
+def _plane_quarter_turn(n: int, i: int, j: int) -> np.ndarray:
+    """The 90-degree rotation e_i -> e_j, e_j -> -e_i: a signed permutation matrix in SO(n)."""
+    g = np.eye(n)
+    g[[i, j], [i, j]] = 0.0
+    g[j, i], g[i, j] = 1.0, -1.0
+    return g
+
+
+def _signed_perm_group(mats, d, name):
+    return Group(discrete=np.stack(mats), d=d, name=name) if mats else None
+
+
 class C(Group):
     """Rotations of the plane by multiples of 2*pi/k, acting on R^2."""
 
@@ -54,6 +66,12 @@ class SO(Group):
         n = _check_n("SO", n)
         super().__init__(lie=_antisymmetric_basis(n), d=n, name=f"SO({n})")
 
+    @property
+    def finite_subgroup(self):
+        """Rotations of the hypercube: 90-degree turns in the coordinate planes (i, i+1)."""
+        n = self.d
+        return _signed_perm_group([_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)], n, f"hyperoctahedral+({n})")
+
     def _sample_one(self, rng):
         return np.eye(1) if self.d == 1 else stats.special_ortho_group.rvs(self.d, random_state=rng)
 
@@ -68,6 +86,13 @@ class O(Group):
         refl = np.eye(n)
         refl[0, 0] = -1
         super().__init__(discrete=refl[None], lie=_antisymmetric_basis(n), d=n, name=f"O({n})")
+
+    @property
+    def finite_subgroup(self):
+        """All symmetries of the hypercube: quarter turns and one reflection."""
+        n = self.d
+        mats = [_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)] + [self.discrete[0]]
+        return _signed_perm_group(mats, n, f"hyperoctahedral({n})")
 
     def _sample_one(self, rng):
         if self.d == 1:
@@ -99,6 +124,12 @@ class SO13p(Group):
 
     def __init__(self, discrete=None, name="SO13p()"):
         super().__init__(discrete=discrete, lie=_lorentz_algebra(), d=4, name=name)
+
+    @property
+    def finite_subgroup(self):
+        """Cube rotations of space (quarter turns in the xy and yz planes) and the discrete generators."""
+        mats = [_plane_quarter_turn(4, 1, 2), _plane_quarter_turn(4, 2, 3)] + list(self.discrete)
+        return _signed_perm_group(mats, 4, f"cube-in-{self.name}")
 
     def _sample_one(self, rng):
         R = np.eye(4)
@@ -155,6 +186,18 @@ class Sp(Group):
                 Sym[i, j] = Sym[j, i] = 1.0
                 mats.append(J @ Sym)
         super().__init__(lie=np.stack(mats), d=m, name=f"Sp({n})")
+
+    @property
+    def finite_subgroup(self):
+        """Quarter turns (q_i, p_i) -> (p_i, -q_i) and simultaneous permutations of the q's and p's."""
+        n, m = self.d // 2, self.d
+        mats = [_plane_quarter_turn(m, i + n, i) for i in range(n)]
+        if n > 1:
+            cyc = np.roll(np.eye(n), 1, axis=0)
+            mats.append(scipy.linalg.block_diag(cyc, cyc))
+            swap = np.eye(n)[[1, 0] + list(range(2, n))]
+            mats.append(scipy.linalg.block_diag(swap, swap))
+        return _signed_perm_group(mats, m, f"signed-perms-in-Sp({n})")
 
 
 def _unitary_algebra(n: int, traceless: bool) -> np.ndarray:

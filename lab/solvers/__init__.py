@@ -5,7 +5,10 @@ Solvers (``solver=``):
 * ``orbit``  -- exact sparse 0/+-1 bases for signed-permutation groups (``lab.solvers.orbit``);
 * ``dense``  -- SVD of the stacked constraints for small blocks (``lab.solvers.dense``);
 * ``krylov`` -- iterative nullspace (thesis Algorithm 1) in torch for large blocks (``lab.solvers.krylov``);
-* ``auto``   -- orbit where it applies, else dense up to ``DENSE_MAX`` entries per block, else krylov.
+* ``subgroup`` -- for Lie groups with a known finite signed-permutation subgroup: the orbit basis of the
+  subgroup, then the remaining constraints solved inside it (``lab.solvers.subgroup``);
+* ``auto``   -- orbit where it applies, else dense up to ``DENSE_MAX`` entries per block, else subgroup
+  where the group has one, else krylov.
 
 A representation is split into its tensor blocks (thesis section 2.5.1); every distinct block is solved
 once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).
@@ -26,8 +29,9 @@ from . import memory
 from .dense import dense_basis
 from .krylov import krylov_basis
 from .orbit import orbit_basis, orbit_matrix
+from .subgroup import subgroup_basis
 
-SOLVERS = ("auto", "orbit", "dense", "krylov")
+SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
 DENSE_MAX = 2500
 VERSION = 1
 
@@ -90,11 +94,15 @@ def _choose(group, solver: str, size: int) -> str:
     if solver == "orbit" and not group.is_signed_permutation:
         raise SolverError(f"the orbit solver needs a (signed) permutation group; {group} is not one "
                           "(use dense or krylov)")
+    if solver == "subgroup" and group.finite_subgroup is None:
+        raise SolverError(f"the subgroup solver needs a known finite subgroup; {group} has none (use krylov)")
     if solver != "auto":
         return solver
     if group.is_signed_permutation:
         return "orbit"
-    return "dense" if size <= DENSE_MAX else "krylov"
+    if size <= DENSE_MAX:
+        return "dense"
+    return "subgroup" if group.finite_subgroup is not None else "krylov"
 
 
 def _estimate(group, solver, factors, limit):
@@ -105,6 +113,8 @@ def _estimate(group, solver, factors, limit):
         need = memory.orbit_bytes(m, max(group.num_discrete, 1), bool(np.any(group.perms[1] < 0)))
     elif solver == "dense":
         need = memory.dense_bytes(m, group.num_discrete + group.num_lie, itemsize)
+    elif solver == "subgroup":
+        need = memory.orbit_bytes(m, group.finite_subgroup.num_discrete, True) + 8 * m * 64 * itemsize
     else:
         need = memory.krylov_bytes(m, 16, itemsize)
     memory.check(what, need, limit)
@@ -126,8 +136,9 @@ def _solve_block(group, factors, solver, device, limit, use_disk, progress):
     else:
         from ..device import pick_device
 
-        arrays = {"Q": krylov_basis(group, factors, device=pick_device(device), memory_limit=limit,
-                                    progress=progress)}
+        solve_block = krylov_basis if solver == "krylov" else subgroup_basis
+        arrays = {"Q": solve_block(group, factors, device=pick_device(device), memory_limit=limit,
+                                   progress=progress)}
     _cache.put(key, arrays, use_disk)
     return arrays, False
 

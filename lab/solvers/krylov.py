@@ -24,12 +24,15 @@ RANK_ATOL = 1e-6  # relative to the norm of a Gaussian row, sqrt(n)
 class StructuredConstraints:
     """C and C^H applied to X of shape (r, d, ..., d) without forming any rho(g)."""
 
-    def __init__(self, group, factors, device, dtype):
+    def __init__(self, group, factors, device, dtype, discrete=None, lie=None):
+        """``discrete``/``lie``: indices of the generators to use (default: all of them)."""
         self.d, self.k = group.d, len(factors)
         t = lambda a: torch.as_tensor(np.asarray(a), dtype=dtype, device=device)  # noqa: E731
-        self.discrete = [[t(h if f == "V" else hd) for f in factors]
-                         for h, hd in zip(group.discrete, group.discrete_dual)]
-        self.lie = [[t(A if f == "V" else Ad) for f in factors] for A, Ad in zip(group.lie, group.lie_dual)]
+        keep_d = range(group.num_discrete) if discrete is None else discrete
+        keep_l = range(group.num_lie) if lie is None else lie
+        self.discrete = [[t(group.discrete[i] if f == "V" else group.discrete_dual[i]) for f in factors]
+                         for i in keep_d]
+        self.lie = [[t(group.lie[i] if f == "V" else group.lie_dual[i]) for f in factors] for i in keep_l]
 
     def _axis(self, M, X, a):
         r = X.shape[0]
