@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import RepError
 from ..groups.base import Group
+from ..kron import kron_all, kron_sum
 
 
 @dataclass
@@ -162,35 +163,23 @@ class Rep:
     # ------------------------------------------------------------------ group action
     def rho(self, g) -> np.ndarray:
         """Dense matrix of the representation at the group element ``g`` (a d x d base matrix)."""
-        G = self._require_group()
+        self._require_group()
         g = np.asarray(g)
-        gd = np.linalg.inv(g).T
-        out = np.zeros((self.size, self.size), dtype=np.result_type(g, float))
-        for b in self.blocks:
-            M = np.ones((1, 1), dtype=out.dtype)
-            for f in b.factors:
-                M = np.kron(M, g if f == "V" else gd)
-            pos = b.positions()
-            out[np.ix_(pos, pos)] = M
-        del G
-        return out
+        per_factor = {"V": g, "V*": np.linalg.inv(g).T}
+        return self._dense_blockwise(lambda factors: kron_all([per_factor[f] for f in factors]), g)
 
     def drho(self, A) -> np.ndarray:
         """Dense matrix of the Lie-algebra representation at ``A`` (a d x d algebra element)."""
         self._require_group()
         A = np.asarray(A)
-        out = np.zeros((self.size, self.size), dtype=np.result_type(A, float))
+        per_factor = {"V": A, "V*": -A.T}
+        return self._dense_blockwise(lambda factors: kron_sum([per_factor[f] for f in factors]), A)
+
+    def _dense_blockwise(self, block_matrix, like) -> np.ndarray:
+        out = np.zeros((self.size, self.size), dtype=np.result_type(like, float))
         for b in self.blocks:
-            k = len(b.factors)
-            M = np.zeros((max(1, b.size),) * 2, dtype=out.dtype)
-            for a, f in enumerate(b.factors):
-                term = np.ones((1, 1))
-                for c, f2 in enumerate(b.factors):
-                    term = np.kron(term, (A if f2 == "V" else -A.T) if c == a else np.eye(A.shape[0]))
-                M = M + term
-            del k
             pos = b.positions()
-            out[np.ix_(pos, pos)] = M
+            out[np.ix_(pos, pos)] = block_matrix(b.factors)
         return out
 
     def act(self, g, v) -> np.ndarray:
@@ -264,9 +253,6 @@ class Leaf(Rep):
 
     def bind(self, group):
         return Leaf(self.kind, group)
-
-    def __call__(self, group):
-        return super().__call__(group)
 
     @property
     def dual(self):

@@ -8,29 +8,18 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from ..kron import kron_all, kron_sum
+
 RANK_RTOL = 1e-7
-
-
-def kron_all(mats) -> np.ndarray:
-    out = np.ones((1, 1))
-    for m in mats:
-        out = np.kron(out, m)
-    return out
 
 
 def block_constraints(group, factors):
     """Yield the constraint matrices of a tensor block, one per generator."""
-    d = group.d
-    k = len(factors)
-    I = np.eye(d)
+    m = group.d ** len(factors)
     for h, hd in zip(group.discrete, group.discrete_dual):
-        yield kron_all([h if f == "V" else hd for f in factors]) - np.eye(d**k)
+        yield kron_all([h if f == "V" else hd for f in factors]) - np.eye(m)
     for A, Ad in zip(group.lie, group.lie_dual):
-        mats = [A if f == "V" else Ad for f in factors]
-        total = np.zeros((d**k, d**k), dtype=np.result_type(A, float))
-        for a in range(k):
-            total = total + kron_all([mats[c] if c == a else I for c in range(k)])
-        yield total
+        yield kron_sum([A if f == "V" else Ad for f in factors])
 
 
 def nullspace_of_stack(constraints, m: int, dtype) -> np.ndarray:
