@@ -62,7 +62,7 @@ def timed_lab(group, text, solver):
     rep = parse_rep(text, parse_group(group))
     t = time.perf_counter()
     sol = rep.solve(solver=solver, cache=False)
-    return time.perf_counter() - t, sol.rank
+    return time.perf_counter() - t, sol.rank, sol.solver
 
 
 def stacked_constraints(group, text):
@@ -121,13 +121,12 @@ def main():
     print("-" * len(header))
     for group, text, target, others in (QUICK if args.quick else CASES):
         dim = parse_rep(text, parse_group(group)).size
-        t_auto, rank = timed_lab(group, text, "auto")
-        solver_used = parse_rep(text, parse_group(group)).solve(cache=False).solver if dim < 10**5 else "auto"
+        t_auto, rank, solver_used = timed_lab(group, text, "auto")
         row = {"group": group, "rep": text, "dim": dim, "rank": rank, "auto": t_auto, "auto_solver": solver_used,
                "target": target}
         other_txt = []
         for s in others:
-            t, r = timed_lab(group, text, s)
+            t, r, _ = timed_lab(group, text, s)
             row[s] = t
             other_txt.append(f"{s} {t:.3f}" + ("" if r == rank else f" (rank {r}!)"))
         t_base, base_info = timed_baseline(group, text)
