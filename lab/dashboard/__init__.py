@@ -5,7 +5,7 @@ Add a pane by appending ``(title, factory)`` to ``PANES``; a factory returns a P
 from __future__ import annotations
 
 PANES: list[tuple[str, str]] = [
-    ("Basis solver", "lab.dashboard.basis_solver:BasisSolver"),
+    ("Basis explorer", "lab.dashboard.basis_explorer:BasisExplorer"),
 ]
 
 

@@ -1,0 +1,286 @@
+"""Dashboard pane "Basis explorer": pick a group and reps, see the equivariant basis as a basis-coloring plot.
+
+All mathematics lives in ``lab.plots.coloring`` (data) and ``lab.plots.coloring_hv`` (HoloViews); this
+module only wires widgets to them.  Solves run on a worker thread while an async callback keeps the page
+responsive and shows progress; a newer request supersedes an older one (its result is dropped).
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import panel as pn
+import param
+
+from ..errors import LabError
+from ..export import basis_npz_bytes
+from ..groups import parse_group
+from ..plots.coloring import MAX_CELLS, basis_coloring
+from ..plots.coloring_hv import coloring_plot, gallery_plot
+from ..plots.coloring_mpl import coloring_png
+from ..presets import PRESETS, fill_size, has_size
+from ..reps.parse import parse_rep
+from ..solvers import SOLVERS
+
+CUSTOM = "custom…"
+GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Grid(n)", "GCNN(n)", "Trivial(n)",
+                 "Cube()", "RubiksCube()", "C(n)", "D(n)", "SO(n)", "O(n)", "Sp(n)", "U(n)", "SU(n)",
+                 "SO13p()", "SO13()", "O13()", CUSTOM]
+_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="basis-explorer")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "basis"
+
+
+class BasisExplorer(pn.viewable.Viewer):
+    """Widgets -> ``basis_coloring`` -> HoloViews plot, information card and exports."""
+
+    preset = param.Selector(default="Graph layer", objects=[*PRESETS, "Custom"], doc="a classic layer")
+    group = param.Selector(default="S(n)", objects=GROUP_CHOICES, doc="the symmetry group")
+    n = param.Integer(default=4, bounds=(1, 10_000), doc="the group's size parameter")
+    custom_group = param.String(default="S(3)*Z(2)", doc="any group text, e.g. S(3)*Z(4)")
+    rep_in = param.String(default="T(2)", doc="input representation")
+    rep_out = param.String(default="T(2)", doc="output representation")
+    solver = param.Selector(default="auto", objects=list(SOLVERS))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._gen = 0
+        self._applying = False
+        self._result = None  # (ColoringData, Solution) of the plot on screen
+        self._widgets()
+        self._apply_preset()
+        self.param.watch(self._on_preset, ["preset"])
+        self.param.watch(self._on_control, ["group", "n", "custom_group", "rep_in", "rep_out", "solver"])
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.on_session_destroyed(lambda ctx: self._supersede())
+        self.refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _widgets(self):
+        self._preset_w = pn.widgets.Select.from_param(self.param.preset, name="Preset", css_classes=["preset-select"])
+        self._group_w = pn.widgets.Select.from_param(self.param.group, name="Group", css_classes=["group-select"])
+        self._n_w = pn.widgets.IntInput.from_param(self.param.n, name="Size n", start=1,
+                                                css_classes=["size-input"])
+        self._custom_w = pn.widgets.TextInput.from_param(self.param.custom_group, name="Group (text)",
+                                                         visible=False)
+        self._in_w = pn.widgets.TextInput.from_param(self.param.rep_in, name="Input rep", css_classes=["rep-in-input"],
+                                                     placeholder="e.g. V, T(2), V+Scalar")
+        self._out_w = pn.widgets.TextInput.from_param(self.param.rep_out, name="Output rep", css_classes=["rep-out-input"],
+                                                      placeholder="e.g. V, 2*V, T(1,1)")
+        self._solver_w = pn.widgets.Select.from_param(self.param.solver, name="Solver")
+        self._typed: dict[str, str] = {}  # what is in each text box, committed or not
+        for key, w in (("in", self._in_w), ("out", self._out_w), ("group", self._custom_w)):
+            w.param.watch(lambda e, key=key: self._typed_changed(key, e.new), ["value_input", "value"])
+        self._validation = pn.pane.Alert("", alert_type="warning", visible=False, css_classes=["rep-error"],
+                                         sizing_mode="stretch_width", margin=(0, 5))
+        self._blurb = pn.pane.Markdown("", css_classes=["preset-blurb"], sizing_mode="stretch_width")
+        self._progress = pn.indicators.Progress(active=True, value=-1, visible=False,
+                                                sizing_mode="stretch_width", bar_color="primary")
+        self._status = pn.pane.Markdown("", visible=False, css_classes=["solve-status"])
+        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["solve-error"],
+                                    sizing_mode="stretch_width")
+        self._info = pn.pane.Markdown("", css_classes=["basis-info"], sizing_mode="stretch_width")
+        self._note = pn.pane.Alert("", alert_type="info", css_classes=["view-note"], sizing_mode="stretch_width")
+        self._plot = pn.pane.HoloViews(None, linked_axes=False, css_classes=["basis-plot"])
+        self._gallery_title = pn.pane.Markdown("#### Individual basis elements", visible=False)
+        self._gallery = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self._png = pn.widgets.FileDownload(callback=self._png_file, filename="basis.png",
+                                            label="Figure (PNG)", width=150)
+        self._npz = pn.widgets.FileDownload(callback=self._npz_file, filename="basis.npz",
+                                            label="Basis (.npz)", width=150)
+
+    def __panel__(self):
+        controls = pn.Column(
+            self._preset_w, self._blurb, self._group_w, self._n_w, self._custom_w, self._in_w, self._out_w,
+            self._validation, self._solver_w,
+            pn.pane.Markdown("Reps: `V`, `V.T` (dual), `Scalar`, `T(p,q)`, sums `+`, multiples `3*V`, "
+                             "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
+            width=330)
+        main = pn.Column(self._progress, self._status, self._error, self._info, self._note, self._plot,
+                         self._gallery_title, self._gallery, pn.Row(self._png, self._npz),
+                         sizing_mode="stretch_width")
+        return pn.Row(controls, main, sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ controls
+    def group_text(self) -> str:
+        """The group as text, size filled in (``"Z(n)*Z(n)"`` with n = 4 -> ``"Z(4)*Z(4)"``)."""
+        return self.custom_group if self.group == CUSTOM else fill_size(self.group, self.n)
+
+    def _apply_preset(self):
+        p = PRESETS.get(self.preset)
+        self._blurb.object = p.blurb if p else "Your own group and representations."
+        if p is None:
+            return
+        self._applying = True
+        try:
+            values = {"rep_in": p.rep_in, "rep_out": p.rep_out}
+            if p.group in GROUP_CHOICES:
+                values["group"] = p.group
+            else:
+                values.update(group=CUSTOM, custom_group=p.group_text())
+            if p.n is not None:
+                values["n"] = p.n
+            self.param.update(**values)
+        finally:
+            self._applying = False
+        self._sync_widgets()
+
+    def _sync_widgets(self):
+        self._custom_w.visible = self.group == CUSTOM
+        self._n_w.disabled = self.group == CUSTOM or not has_size(self.group)
+        self._validate()
+
+    def _on_preset(self, *_events):
+        self._apply_preset()
+        self._schedule()
+
+    def _on_control(self, *events):
+        if self._applying:
+            return
+        if any(e.name in ("group", "custom_group", "rep_in", "rep_out") for e in events) and self.preset != "Custom":
+            self._applying = True
+            try:
+                self.preset = "Custom"
+            finally:
+                self._applying = False
+            self._blurb.object = "Your own group and representations."
+        self._sync_widgets()
+        self._schedule()
+
+    def _typed_changed(self, key: str, text: str | None):
+        self._typed[key] = text or ""
+        self._validate()
+
+    def _validate(self) -> str | None:
+        """Live validation of what is typed (not yet committed); returns the message or None."""
+        message = None
+        custom = self._typed.get("group", self.custom_group) if self.group == CUSTOM else None
+        try:
+            group = parse_group(custom if custom is not None else self.group_text())
+        except LabError as err:
+            message = f"group: {err}"
+        else:
+            for label, key, committed in (("input rep", "in", self.rep_in), ("output rep", "out", self.rep_out)):
+                text = self._typed.get(key, committed)
+                try:
+                    parse_rep(text, group)
+                except LabError as err:
+                    message = f"{label}: {err}"
+                    break
+        self._validation.object = message or ""
+        self._validation.visible = message is not None
+        return message
+
+    # ------------------------------------------------------------------ solving
+    def _spec(self) -> tuple[str, str, str, str]:
+        return self.group_text(), self.rep_in, self.rep_out, self.solver
+
+    @staticmethod
+    def _compute(spec, progress=None):
+        group, rep_in, rep_out, solver = spec
+        data, sol = basis_coloring(group, rep_in, rep_out, solver=solver, progress=progress, max_cells=MAX_CELLS)
+        return data, sol, coloring_plot(data), gallery_plot(data)
+
+    def _supersede(self) -> int:
+        self._gen += 1
+        return self._gen
+
+    def _schedule(self):
+        gen = self._supersede()
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            async def run():
+                await self._refresh_async(gen)
+            pn.state.execute(run)
+        else:
+            self.refresh()
+
+    def refresh(self):
+        """Solve and draw synchronously (scripts, tests, benchmarks)."""
+        self._supersede()
+        try:
+            result = self._compute(self._spec())
+        except LabError as err:
+            self._show_error(str(err))
+        except Exception as err:  # never a traceback page
+            self._show_error(f"unexpected {type(err).__name__}: {err}")
+        else:
+            self._show(result)
+
+    async def _refresh_async(self, gen: int):
+        state = {"fraction": None, "message": "solving…"}
+
+        def progress(fraction, message):
+            state.update(fraction=fraction, message=message)
+
+        try:  # parsing is instant: report bad input without a round trip through the worker
+            parse_rep(self.rep_out, parse_rep(self.rep_in, parse_group(self.group_text())).group)
+        except LabError as err:
+            self._show_error(str(err))
+            return
+        self._busy(True, f"solving {self.group_text()}: {self.rep_in} → {self.rep_out} …")
+        future = asyncio.wrap_future(_EXECUTOR.submit(self._compute, self._spec(), progress))
+        while True:
+            done, _ = await asyncio.wait({future}, timeout=0.15)
+            if gen != self._gen:  # superseded by a newer request; its callback owns the indicators
+                future.add_done_callback(lambda f: f.cancelled() or f.exception())  # result dropped
+                return
+            if done:
+                break
+            if state["fraction"] is not None:
+                self._progress.value = int(100 * state["fraction"])
+            self._status.object = state["message"]
+        try:
+            result = future.result()
+        except LabError as err:
+            self._show_error(str(err))
+        except Exception as err:  # never a traceback page
+            self._show_error(f"unexpected {type(err).__name__}: {err}")
+        else:
+            self._show(result)
+        finally:
+            self._busy(False)
+
+    def _busy(self, on: bool, message: str = ""):
+        self._progress.value = -1
+        self._progress.visible = on
+        self._status.object = message
+        self._status.visible = on
+
+    # ------------------------------------------------------------------ output
+    def _show_error(self, message: str):
+        self._error.object = message + (" (the plot below is the last layer that solved)"
+                                        if self._result is not None else "")
+        self._error.visible = True
+
+    def _show(self, result):
+        data, sol, plot, gallery = result
+        self._result = (data, sol)
+        self._error.visible = False
+        info = data.info()
+        cached = " (cached)" if info["cached"] else ""
+        self._info.object = (
+            f"### r = {info['rank']} of {info['dim']}\n\n"
+            f"| group | input | output | rank r | dimension | r / dim | solver | time to solve |\n"
+            f"|---|---|---|---|---|---|---|---|\n"
+            f"| `{info['group']}` | `{info['input']}` | `{info['output']}` | {info['rank']} | {info['dim']} | "
+            f"{info['ratio']:.3g} | {info['solver']} | {1000 * info['seconds']:.1f} ms{cached} |")
+        self._note.object = f"**{'Categorical' if data.kind == 'categorical' else 'Continuous'} view.** {data.note}"
+        self._plot.object = plot
+        self._gallery.object = gallery
+        self._gallery.visible = self._gallery_title.visible = gallery is not None
+        name = _slug(f"{info['group']}_{info['input']}_to_{info['output']}")
+        self._png.filename, self._npz.filename = f"{name}.png", f"{name}.npz"
+
+    def _png_file(self):
+        return io.BytesIO(coloring_png(self._result[0])) if self._result else None
+
+    def _npz_file(self):
+        if not self._result:
+            return None
+        data, sol = self._result
+        return io.BytesIO(basis_npz_bytes(sol, data.rep_in, data.rep_out))

@@ -1,0 +1,61 @@
+"""Saving an equivariant basis to ``.npz`` (numpy's open format, loadable without the lab or pickle).
+
+Keys: ``group``, ``rep``, ``rep_in``, ``rep_out`` (text), ``rank``, ``dim``, ``shape`` (weight-matrix shape),
+``solver``, ``seconds``, and the basis either as ``Q`` (dense, dim x rank) or, for sparse orbit bases, as
+``Q_data``, ``Q_indices``, ``Q_indptr`` (CSC) plus ``labels`` and ``signs`` (basis element and sign of
+every entry of vec(W), -1 / 0 where W is forced to zero).  ``load_basis`` returns a dict with ``Q``
+rebuilt (a scipy CSC matrix or an ndarray).
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import scipy.sparse as sp
+
+from .plots.coloring import matrix_layout
+
+
+def basis_arrays(sol, rep_in: str = "", rep_out: str = "") -> dict[str, np.ndarray]:
+    out_rep, _ = matrix_layout(sol.rep)
+    rows = out_rep.size
+    arrays = {
+        "group": np.array(str(sol.rep.group)), "rep": np.array(str(sol.rep)),
+        "rep_in": np.array(rep_in), "rep_out": np.array(rep_out),
+        "rank": np.array(sol.rank), "dim": np.array(sol.dim),
+        "shape": np.array([rows, sol.dim // rows if rows else 0]),
+        "solver": np.array(sol.solver), "seconds": np.array(sol.seconds),
+    }
+    if sp.issparse(sol.Q):
+        Q = sp.csc_matrix(sol.Q)
+        arrays.update(Q_data=Q.data, Q_indices=Q.indices, Q_indptr=Q.indptr)
+    else:
+        arrays["Q"] = np.asarray(sol.Q)
+    if sol.labels is not None:
+        arrays.update(labels=sol.labels, signs=sol.signs)
+    return arrays
+
+
+def save_basis(sol, file, rep_in: str = "", rep_out: str = "") -> None:
+    """Write the basis of ``sol`` to ``file`` (a path or a binary file object) as compressed npz."""
+    np.savez_compressed(file, **basis_arrays(sol, rep_in, rep_out))
+
+
+def basis_npz_bytes(sol, rep_in: str = "", rep_out: str = "") -> bytes:
+    buf = io.BytesIO()
+    save_basis(sol, buf, rep_in, rep_out)
+    return buf.getvalue()
+
+
+def load_basis(file) -> dict:
+    """Read a file written by ``save_basis``; ``Q`` comes back as a CSC matrix or an ndarray."""
+    with np.load(file, allow_pickle=False) as z:
+        d = {k: z[k] for k in z.files}
+    for key in ("group", "rep", "rep_in", "rep_out", "solver"):
+        d[key] = str(d[key])
+    for key in ("rank", "dim"):
+        d[key] = int(d[key])
+    if "Q_data" in d:
+        d["Q"] = sp.csc_matrix((d.pop("Q_data"), d.pop("Q_indices"), d.pop("Q_indptr")),
+                               shape=(d["dim"], d["rank"]))
+    return d

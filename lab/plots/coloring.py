@@ -1,0 +1,222 @@
+"""Basis-coloring data: the weight matrix of a layer, each entry coloured by the basis element it belongs to.
+
+Thesis figures 2.2 and 2.3: solve ``rho(g) vec(W) = vec(W)`` for the layer ``rep_in >> rep_out`` and draw
+W (rows = output entries, columns = input entries).  Two views:
+
+* **categorical** -- the basis is a set of disjoint 0/+-1 patterns (always for permutation groups, and
+  for some continuous cases such as the Levi-Civita symbol or the Lorentz metric): every entry carries the
+  index of its basis element (``-1`` = forced to zero) and a sign;
+* **continuous** -- overlapping basis elements (SO(3) T(4), ...): a random element of the equivariant space
+  (Gaussian coefficients) plus a gallery of individual basis elements.
+
+Everything here is numpy; ``lab.plots.hvplot`` (dashboard) and ``lab.plots.mpl`` (notebooks, PNG export)
+only draw a ``ColoringData``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+from ..errors import RepError
+from ..reps.parse import parse_rep
+from ..reps.rep import ProductRep, Rep, SumRep
+
+MAX_CELLS = 250_000  # cells sent to a browser / drawn in a figure; larger matrices are strided
+GALLERY = 12
+
+
+@dataclass
+class Span:
+    """A run of rows or columns belonging to one summand of a direct sum."""
+
+    label: str
+    start: int
+    stop: int
+
+
+@dataclass
+class ColoringData:
+    """What a basis-coloring plot draws (see the module docstring)."""
+
+    kind: str  # "categorical" or "continuous"
+    shape: tuple[int, int]  # full weight-matrix shape (rows = output, columns = input)
+    rows: np.ndarray  # original row indices shown (strided when the matrix is large)
+    cols: np.ndarray
+    labels: np.ndarray | None  # categorical: basis element of each shown entry, -1 = zero
+    signs: np.ndarray | None  # categorical: +-1 (0 where zero)
+    values: np.ndarray | None  # continuous: a random equivariant matrix, max |value| = 1
+    gallery: list[np.ndarray] = field(default_factory=list)  # continuous: individual basis elements
+    row_spans: list[Span] = field(default_factory=list)
+    col_spans: list[Span] = field(default_factory=list)
+    rank: int = 0
+    dim: int = 0
+    solver: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    group: str = ""
+    rep_in: str = ""
+    rep_out: str = ""
+    stride: int = 1
+    note: str = ""  # which view is shown and why, in a sentence
+
+    @property
+    def downsampled(self) -> bool:
+        return self.stride > 1
+
+    @property
+    def label_matrix(self) -> np.ndarray:
+        if self.labels is None:
+            raise ValueError("a continuous view has no label matrix")
+        return self.labels
+
+    def info(self) -> dict:
+        """The information card: group, reps, rank, dimension, r/dim, solver, time."""
+        return {"group": self.group, "input": self.rep_in, "output": self.rep_out, "rank": self.rank,
+                "dim": self.dim, "ratio": self.rank / self.dim if self.dim else 0.0, "solver": self.solver,
+                "seconds": self.seconds, "cached": self.cached, "view": self.kind,
+                "shape": list(self.shape), "stride": self.stride}
+
+
+def summands(rep: Rep) -> list[Span]:
+    """The top-level direct summands of ``rep`` as consecutive spans of its natural layout."""
+    parts = rep.children if isinstance(rep, SumRep) else [rep]
+    spans, start = [], 0
+    for p in parts:
+        spans.append(Span(str(p), start, start + p.size))
+        start += p.size
+    return spans
+
+
+def matrix_layout(rep: Rep) -> tuple[Rep, Rep | None]:
+    """(output rep, input rep) of the weight matrix that ``vec`` lays out row-major.
+
+    ``A >> B`` is a map A -> B (rows = B).  Any other tensor product ``R1 * R2 * ...`` is drawn as a
+    matrix with rows R1 and columns the rest (``T(3)`` as a d x d^2 matrix); anything else is a column.
+    """
+    if isinstance(rep, ProductRep) and rep.maps is not None:
+        return rep.maps[1], rep.maps[0]
+    if isinstance(rep, ProductRep) and len(rep.children) > 1:
+        rest = rep.children[1:]
+        return rep.children[0], rest[0] if len(rest) == 1 else ProductRep(rest)
+    return rep, None
+
+
+def _stride(n_rows: int, n_cols: int, max_cells: int) -> int:
+    cells = n_rows * n_cols
+    return 1 if cells <= max_cells else math.ceil(math.sqrt(cells / max_cells))
+
+
+def pivot_basis(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A basis B of span(Q) with ``B[pivots] = I`` (pivots by column-pivoted QR of Q^T).
+
+    Each element is 1 at its own pivot entry and 0 at the others', which makes individual elements
+    readable (an SVD basis is an arbitrary rotation); disjoint 0/+-1 patterns come out exactly.
+    """
+    r = Q.shape[1]
+    if r == 0:
+        return Q.copy(), np.zeros(0, dtype=np.int64)
+    _, _, piv = scipy.linalg.qr(Q.T, mode="economic", pivoting=True)
+    piv = np.sort(piv[:r])
+    B = scipy.linalg.solve(Q[piv].T, Q.T).T  # B = Q Q[piv]^-1
+    B[np.abs(B) < 1e-10 * max(1.0, np.abs(B).max())] = 0
+    return B, piv
+
+
+def disjoint_pattern(B: np.ndarray, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray] | None:
+    """(labels, signs) if the columns of B have disjoint supports and equal magnitudes within each."""
+    if B.shape[1] == 0:
+        return None
+    nz = np.abs(B) > tol
+    if np.any(nz.sum(axis=1) > 1):
+        return None
+    labels = np.where(nz.any(axis=1), nz.argmax(axis=1), -1)
+    signs = np.zeros(B.shape[0], dtype=np.int8)
+    for k in range(B.shape[1]):
+        vals = B[nz[:, k], k]
+        mags = np.abs(vals)
+        if vals.size == 0 or np.ptp(mags) > tol * mags.max() or np.iscomplexobj(vals) and np.any(
+                np.abs(vals.imag) > tol * mags.max()):
+            return None
+        signs[nz[:, k]] = np.sign(vals.real).astype(np.int8)
+    return labels.astype(np.int32), signs
+
+
+def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS,
+                           seed: int = 0, gallery: int = GALLERY) -> ColoringData:
+    """Turn a ``Solution`` into plot data (see the module docstring)."""
+    rep = sol.rep
+    out_rep, in_rep = matrix_layout(rep)
+    n_rows = out_rep.size
+    n_cols = rep.size // n_rows if n_rows else 0
+    stride = _stride(n_rows, n_cols, max_cells)
+    rows, cols = np.arange(0, n_rows, stride), np.arange(0, n_cols, stride)
+    common = dict(shape=(n_rows, n_cols), rows=rows, cols=cols, rank=sol.rank, dim=sol.dim,
+                  solver=sol.solver, seconds=sol.seconds, cached=sol.cached, group=str(rep.group),
+                  rep_in=rep_in or (str(in_rep) if in_rep is not None else "Scalar"),
+                  rep_out=rep_out or str(out_rep), stride=stride,
+                  row_spans=summands(out_rep), col_spans=summands(in_rep) if in_rep is not None else [])
+
+    def shown(flat: np.ndarray) -> np.ndarray:
+        return flat.reshape(n_rows, n_cols)[::stride, ::stride]
+
+    why_strided = (f" The {n_rows} x {n_cols} matrix is too large to draw cell by cell: every "
+                   f"{stride}th row and column is shown." if stride > 1 else "")
+    if sol.labels is not None:
+        return ColoringData(kind="categorical", labels=shown(sol.labels), signs=shown(sol.signs),
+                            values=None, note="Each colour is one basis element: the basis is a set of "
+                            "disjoint 0/±1 patterns (orbits of the permutation action); grey entries are "
+                            "forced to zero." + (" Only the zero map is equivariant." if sol.rank == 0 else "")
+                            + why_strided, **common)
+    Q = np.asarray(sol.Q)
+    B, _ = pivot_basis(Q)
+    pattern = disjoint_pattern(B)
+    if pattern is not None:
+        labels, signs = pattern
+        return ColoringData(kind="categorical", labels=shown(labels), signs=shown(signs), values=None,
+                            note="Each colour is one basis element: this basis happens to be a set of "
+                            "disjoint 0/±1 patterns even though the group is continuous; grey entries are "
+                            "forced to zero." + why_strided, **common)
+    rng = np.random.default_rng(seed)
+    w = (B @ rng.standard_normal(B.shape[1])).real if B.shape[1] else np.zeros(B.shape[0])
+    scale = np.abs(w).max()
+    values = shown(w / scale if scale > 0 else w)
+    elements = []
+    for k in range(min(gallery, B.shape[1])):
+        b = B[:, k].real
+        m = np.abs(b).max()
+        elements.append(shown(b / m if m > 0 else b))
+    note = ("The basis elements overlap (they are not disjoint 0/±1 patterns), so one colour per element "
+            "is impossible: shown is a random element of the equivariant space (Gaussian coefficients), "
+            "and below it individual basis elements." if sol.rank else
+            "Only the zero map is equivariant: the equivariant space is {0}.")
+    if np.iscomplexobj(B):
+        note += " The group is complex: real parts are drawn."
+    return ColoringData(kind="continuous", labels=None, signs=None, values=values, gallery=elements,
+                        note=note + why_strided, **common)
+
+
+def basis_coloring(group, rep_in: str | Rep, rep_out: str | Rep | None = None, solver: str = "auto",
+                   memory_limit=None, cache: bool = True, progress=None, max_cells: int = MAX_CELLS,
+                   seed: int = 0) -> tuple[ColoringData, object]:
+    """Solve the layer ``rep_in >> rep_out`` over ``group`` and return (plot data, Solution).
+
+    With ``rep_out=None``, ``rep_in`` is drawn on its own (a map ``A >> B`` or a tensor such as ``T(3)``).
+    Group and reps may be text; errors are ``LabError`` subclasses.
+    """
+    from ..groups import parse_group
+
+    G = parse_group(group)
+    a = parse_rep(rep_in, G)
+    if rep_out is None:
+        rep, text_in, text_out = a, "", ""
+    else:
+        b = parse_rep(rep_out, G)
+        if isinstance(a, ProductRep) and a.maps is not None or isinstance(b, ProductRep) and b.maps is not None:
+            raise RepError("input and output reps cannot themselves be maps ('>>'); "
+                           "write the map as one rep instead")
+        rep, text_in, text_out = a >> b, str(a), str(b)
+    sol = rep.solve(solver=solver, memory_limit=memory_limit, cache=cache, progress=progress)
+    return coloring_from_solution(sol, text_in, text_out, max_cells=max_cells, seed=seed), sol

@@ -1,0 +1,73 @@
+"""Static basis-coloring figures (matplotlib): notebooks and PNG export, same data and colours as the dashboard."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from .coloring import ColoringData
+from .palette import DIVERGING, LINE_COLOR, ZERO_COLOR, categorical_colours
+
+
+def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, title: str, ticks: bool = True):
+    from matplotlib.colors import ListedColormap
+
+    extent = (-0.5, data.shape[1] - 0.5, data.shape[0] - 0.5, -0.5)
+    if continuous:
+        im = ax.imshow(matrix, cmap=DIVERGING, vmin=-1, vmax=1, extent=extent, interpolation="nearest")
+    else:
+        idx, colours = categorical_colours(matrix, data.signs, data.rank)
+        cmap = ListedColormap(colours).with_extremes(bad=ZERO_COLOR)
+        im = ax.imshow(np.ma.masked_invalid(idx), cmap=cmap, vmin=-0.5, vmax=len(colours) - 0.5,
+                       extent=extent, interpolation="nearest")
+    for s in data.row_spans[1:]:
+        ax.axhline(s.start - 0.5, color=LINE_COLOR, lw=1.2)
+    for s in data.col_spans[1:]:
+        ax.axvline(s.start - 0.5, color=LINE_COLOR, lw=1.2)
+    ax.set_title(title, fontsize=10)
+    if not ticks:
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return im
+    if len(data.col_spans) > 1:
+        ax.set_xticks([(s.start + s.stop - 1) / 2 for s in data.col_spans], [s.label for s in data.col_spans])
+    if len(data.row_spans) > 1:
+        ax.set_yticks([(s.start + s.stop - 1) / 2 for s in data.row_spans], [s.label for s in data.row_spans])
+    ax.set_xlabel(f"input: {data.rep_in}" if data.rep_in else "column")
+    ax.set_ylabel(f"output: {data.rep_out}")
+    return im
+
+
+def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5):
+    """A matplotlib Figure: the main basis-coloring plot, plus the gallery in the continuous view."""
+    from matplotlib.figure import Figure
+
+    tiles = data.gallery if gallery and data.kind == "continuous" else []
+    n_cols = min(len(tiles), 6)
+    n_rows = -(-len(tiles) // n_cols) if tiles else 0
+    rows, cols = data.shape
+    aspect = rows / max(cols, 1)
+    main_h = min(max(size * aspect, 1.6), size * 1.4)
+    fig = Figure(figsize=(size + (1.0 if data.kind == "continuous" else 0), main_h + 1.4 * n_rows + 0.9),
+                 layout="constrained")
+    grid = fig.add_gridspec(1 + n_rows, max(n_cols, 1), height_ratios=[main_h] + [1.3] * n_rows)
+    ax = fig.add_subplot(grid[0, :])
+    title = f"{data.group}: {data.rep_in or '?'} → {data.rep_out}   r = {data.rank} of {data.dim}"
+    if data.downsampled:
+        title += f"  (every {data.stride}th row/col)"
+    if data.kind == "categorical":
+        _draw_matrix(ax, data, data.labels, False, title)
+    else:
+        im = _draw_matrix(ax, data, data.values, True, title + "\na random equivariant W")
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    for k, b in enumerate(tiles):
+        tax = fig.add_subplot(grid[1 + k // n_cols, k % n_cols])
+        _draw_matrix(tax, data, b, True, f"element {k}", ticks=False)
+    return fig
+
+
+def coloring_png(data: ColoringData, dpi: int = 150, **kw) -> bytes:
+    """PNG bytes of ``coloring_figure`` (the dashboard's export button)."""
+    buf = io.BytesIO()
+    coloring_figure(data, **kw).savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()

@@ -1,0 +1,49 @@
+"""Real-browser test of the dashboard: ``panel serve app.py`` + headless Chromium (Playwright)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browser import ARTIFACTS, chromium_page, panel_server, require_chromium
+
+pytestmark = pytest.mark.browser
+
+
+def test_basis_explorer_in_chromium():
+    require_chromium()
+    from playwright.sync_api import expect
+
+    with panel_server() as url, chromium_page() as page:
+        try:
+            page.goto(url)
+            info = page.locator(".basis-info")
+            expect(info).to_contain_text("r = ", timeout=60_000)
+
+            # a preset and a group size: graph layer for S(5) has r = 15 (Bell number B(4))
+            page.locator(".preset-select select").select_option("DeepSets")
+            expect(info).to_contain_text("r = 2 of 36", timeout=30_000)
+            page.locator(".preset-select select").select_option("Graph layer")
+            expect(info).to_contain_text("r = 15 of 256", timeout=30_000)  # preset default n = 4
+            size = page.locator(".size-input input")
+            size.fill("5")
+            size.press("Tab")
+            expect(info).to_contain_text("r = 15 of 625", timeout=30_000)
+            expect(info).to_contain_text("S(5)")
+            expect(page.locator(".basis-plot canvas").first).to_be_visible()
+            page.screenshot(path=str(ARTIFACTS / "basis_explorer_graph_layer.png"), full_page=True)
+
+            # a malformed rep: an inline error, the last plot kept
+            rep_in = page.locator(".rep-in-input input")
+            rep_in.fill("T(2")
+            error = page.locator(".rep-error")
+            expect(error).to_be_visible(timeout=15_000)
+            expect(error).to_contain_text(re.compile(r"input rep: .*expected"))
+            rep_in.press("Enter")
+            expect(page.locator(".solve-error")).to_contain_text("expected", timeout=15_000)
+            expect(info).to_contain_text("r = 15 of 625")
+            page.screenshot(path=str(ARTIFACTS / "basis_explorer_error.png"), full_page=True)
+        except Exception:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "basis_explorer_failure.png"), full_page=True)
+            raise

@@ -1,0 +1,220 @@
+"""Basis-coloring plot data, renderers and basis export, checked against independent facts."""
+from __future__ import annotations
+
+import io
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from lab import parse_group, parse_rep
+from lab.errors import ParseError, RepError
+from lab.export import basis_npz_bytes, load_basis
+from lab.plots import basis_coloring
+from lab.plots.coloring import disjoint_pattern, pivot_basis
+from lab.plots.palette import PALETTE, categorical_colours
+from lab.presets import PRESETS, fill_size
+
+
+def _matrix_from_labels(data, coeffs):
+    """W = sum_k c_k * (sign pattern of element k): any element of the space the categorical plot shows."""
+    W = np.zeros(data.labels.shape)
+    mask = data.labels >= 0
+    W[mask] = coeffs[data.labels[mask]] * data.signs[mask]
+    return W
+
+
+@pytest.mark.parametrize("n", [3, 5, 8])
+def test_convolution_labels_are_circulant(n):
+    data, _ = basis_coloring(f"Z({n})", "V", "V")
+    L = data.labels
+    i, j = np.indices(L.shape)
+    # the label is a function of (j - i) mod n alone, and different offsets get different labels
+    by_offset = {}
+    for off, lab in zip(((j - i) % n).ravel(), L.ravel()):
+        by_offset.setdefault(off, set()).add(lab)
+    assert all(len(s) == 1 for s in by_offset.values())
+    assert len({next(iter(s)) for s in by_offset.values()}) == n
+    assert data.kind == "categorical" and data.rank == n
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_deepsets_labels_diagonal_and_off_diagonal(n):
+    data, _ = basis_coloring(f"S({n})", "V", "V")
+    L = data.labels
+    assert len(np.unique(L[np.eye(n, dtype=bool)])) == 1
+    assert len(np.unique(L[~np.eye(n, dtype=bool)])) == 1
+    assert L[0, 0] != L[0, 1]
+    assert data.rank == 2
+
+
+@pytest.mark.parametrize("group, rep_in, rep_out", [
+    ("S(5)", "T(2)", "T(2)"), ("Z(4)*Z(4)", "V", "V"), ("GCNN(3)", "V", "V"), ("RubiksCube()", "V", "V"),
+    ("S(3)", "V+T(2)", "2*V"), ("DihedralPerm(5)", "V", "T(2)"), ("Alt(4)", "T(2)", "V"), ("Cube()", "V", "V")])
+def test_distinct_labels_equal_rank_and_plot_is_equivariant(group, rep_in, rep_out, rng):
+    data, sol = basis_coloring(group, rep_in, rep_out)
+    assert data.kind == "categorical"
+    used = np.unique(data.labels[data.labels >= 0])
+    assert len(used) == sol.rank == data.rank
+    # rows are the output rep, columns the input rep: rho_out(g) W = W rho_in(g) for random g
+    G = parse_group(group)
+    a, b = parse_rep(rep_in, G), parse_rep(rep_out, G)
+    assert data.shape == (b.size, a.size)
+    W = _matrix_from_labels(data, rng.standard_normal(data.rank))
+    for g in G.sample(3, rng=rng):
+        np.testing.assert_allclose(b.rho(g) @ W, W @ a.rho(g), atol=1e-9)
+
+
+def test_graph_layer_has_bell_number_of_labels():
+    # S(n) acting on T(2) -> T(2): Bell(4) = 15 basis elements once n >= 4 (Maron et al. 2019)
+    data, _ = basis_coloring(fill_size("S(n)", 6), "T(2)", "T(2)")
+    assert len(np.unique(data.labels)) == 15
+
+
+def test_levi_civita_signs_are_permutation_parity():
+    data, _ = basis_coloring("SO(3)", "T(2)", "V")
+    assert data.kind == "categorical" and data.rank == 1
+    eps = np.zeros((3, 3, 3))
+    for p in permutations(range(3)):
+        eps[p] = np.linalg.det(np.eye(3)[list(p)])
+    S = data.signs.reshape(3, 3, 3).astype(float)
+    assert np.array_equal(S, eps) or np.array_equal(S, -eps)
+    assert np.array_equal(data.labels.reshape(3, 3, 3) >= 0, eps != 0)
+
+
+def test_lorentz_metric_signs():
+    data, _ = basis_coloring("O13()", "V.T", "V")
+    eta = np.diag([-1, 1, 1, 1])
+    assert data.rank == 1
+    assert np.array_equal(data.signs, eta) or np.array_equal(data.signs, -eta)
+
+
+def test_continuous_view_random_element_and_gallery_are_equivariant(rng):
+    # SO(3): (V + T(2)) -> T(2) = T(3) + T(4), rank 1 + 3, and the T(4) elements overlap
+    data, sol = basis_coloring("SO(3)", "V+T(2)", "T(2)", seed=3)
+    assert data.kind == "continuous" and sol.rank == 4
+    assert "random element" in data.note
+    G = parse_group("SO(3)")
+    a, b = parse_rep("V+T(2)", G), parse_rep("T(2)", G)
+    assert np.abs(data.values).max() == pytest.approx(1.0)
+    assert len(data.gallery) == 4
+    for W in [data.values, *data.gallery]:
+        assert np.abs(W).max() > 0
+        for g in G.sample(2, rng=rng):
+            np.testing.assert_allclose(b.rho(g) @ W, W @ a.rho(g), atol=1e-9)
+    # the gallery elements are linearly independent
+    assert np.linalg.matrix_rank(np.stack([w.ravel() for w in data.gallery])) == 4
+
+
+def test_zero_space_is_reported():
+    data, _ = basis_coloring("O(3)", "T(2)", "V")  # no Levi-Civita for O(3)
+    assert data.rank == 0 and "zero map" in data.note
+
+
+def test_block_spans_of_direct_sums():
+    data, _ = basis_coloring("S(3)", "V+T(2)", "2*V")
+    assert [(s.label, s.start, s.stop) for s in data.row_spans] == [("V", 0, 3), ("V", 3, 6)]
+    assert [(s.label, s.start, s.stop) for s in data.col_spans] == [("V", 0, 3), ("T(2)", 3, 12)]
+
+
+def test_large_matrix_is_strided_not_sent_whole():
+    data, sol = basis_coloring("S(40)", "T(2)", "T(2)", max_cells=250_000)
+    assert data.shape == (1600, 1600) and data.stride == 4
+    assert data.labels.shape == (400, 400) and data.labels.size <= 250_000
+    assert np.array_equal(data.rows, np.arange(0, 1600, 4))
+    assert data.rank == 15 and "too large" in data.note
+    full = sol.labels.reshape(1600, 1600)
+    assert np.array_equal(data.labels, full[::4, ::4])
+
+
+def test_pivot_basis_spans_the_same_space(rng):
+    Q, _ = np.linalg.qr(rng.standard_normal((12, 4)))
+    B, piv = pivot_basis(Q)
+    np.testing.assert_allclose(B[piv], np.eye(4), atol=1e-12)
+    P = Q @ Q.T
+    np.testing.assert_allclose(P @ B, B, atol=1e-12)  # B lies in span(Q)
+    assert np.linalg.matrix_rank(B) == 4
+
+
+def test_disjoint_pattern_detection():
+    B = np.array([[1, 0], [-1, 0], [0, 2], [0, 0]], dtype=float)
+    labels, signs = disjoint_pattern(B)
+    assert labels.tolist() == [0, 0, 1, -1] and signs.tolist() == [1, -1, 1, 0]
+    assert disjoint_pattern(np.array([[1, 1], [0, 1.0]])) is None  # overlapping supports
+    assert disjoint_pattern(np.array([[1.0], [2.0]])) is None  # unequal magnitudes
+
+
+def test_categorical_colours_are_distinct_and_signed_tints_differ():
+    labels = np.arange(-1, 20)
+    idx, colours = categorical_colours(labels, np.ones_like(labels), 20)
+    assert np.isnan(idx[0]) and len(set(colours)) == 20
+    assert len({colours[int(i)] for i in idx[1:]}) == 20
+    signs = np.array([1, -1])
+    idx, colours = categorical_colours(np.array([0, 0]), signs, 1)
+    assert colours[int(idx[0])] != colours[int(idx[1])]
+    assert len(set(PALETTE)) == len(PALETTE) == 256
+
+
+def test_bad_input_is_a_typed_error():
+    with pytest.raises(ParseError):
+        basis_coloring("S(4)", "T(2", "V")
+    with pytest.raises(RepError):
+        basis_coloring("S(4)", "V >> V", "V")
+
+
+def test_holoviews_plot_carries_labels_hover_and_block_lines():
+    import holoviews as hv
+
+    from lab.plots.coloring_hv import coloring_plot, gallery_plot
+
+    data, _ = basis_coloring("S(3)", "V+T(2)", "2*V")
+    overlay = coloring_plot(data)
+    images = [el for el in overlay if isinstance(el, hv.Image)]
+    lines = [el for el in overlay if isinstance(el, (hv.HLine, hv.VLine))]
+    assert len(images) == 1 and len(lines) == 2
+    img = images[0]
+    assert [d.name for d in img.vdims] == ["colour", "basis element", "sign"]
+    np.testing.assert_array_equal(img.dimension_values("basis element", flat=False), data.labels)
+    assert gallery_plot(data) is None
+    cont, _ = basis_coloring("SO(3)", "T(2)", "T(2)")
+    assert len(gallery_plot(cont)) == 3
+    hv.render(overlay)  # the Bokeh model builds
+
+
+def test_png_export_draws_the_palette():
+    from matplotlib.image import imread
+
+    from lab.plots.coloring_mpl import coloring_png
+
+    data, _ = basis_coloring("Z(5)", "V", "V")
+    png = coloring_png(data, dpi=60)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = (imread(io.BytesIO(png))[..., :3] * 255).round().astype(int).reshape(-1, 3)
+    present = {"#%02x%02x%02x" % tuple(p) for p in np.unique(pixels, axis=0)}
+    assert set(PALETTE[:5]) <= present  # every basis element's colour is on the figure
+
+
+@pytest.mark.parametrize("group, rep_in, rep_out", [("S(4)", "V", "T(2)"), ("SO(3)", "T(2)", "T(2)")])
+def test_npz_export_round_trip(group, rep_in, rep_out):
+    data, sol = basis_coloring(group, rep_in, rep_out)
+    d = load_basis(io.BytesIO(basis_npz_bytes(sol, rep_in, rep_out)))
+    assert (d["group"], d["rep_in"], d["rep_out"], d["rank"]) == (group, rep_in, rep_out, sol.rank)
+    Q = d["Q"].toarray() if hasattr(d["Q"], "toarray") else d["Q"]
+    expected = sol.Q.toarray() if hasattr(sol.Q, "toarray") else sol.Q
+    np.testing.assert_array_equal(Q, expected)
+    assert list(d["shape"]) == list(data.shape)
+    if sol.labels is not None:
+        np.testing.assert_array_equal(d["labels"], sol.labels)
+
+
+def test_presets_give_the_textbook_ranks():
+    expected = {"Convolution": 8, "DeepSets": 2, "Graph layer": 15, "2-D convolution": 16,
+                "Levi-Civita": 1, "Lorentz metric": 1, "Rubik's cube": 9}
+    for name, rank in expected.items():
+        p = PRESETS[name]
+        data, _ = basis_coloring(p.group_text(), p.rep_in, p.rep_out)
+        assert data.rank == rank, name
+    # GCNN(n) V -> V: one parameter per (orientation pair up to rotation, offset) = 4 * n^2
+    p = PRESETS["GCNN layer"]
+    data, _ = basis_coloring(p.group_text(3), p.rep_in, p.rep_out)
+    assert data.rank == 4 * 9
