@@ -1,7 +1,9 @@
 """The ``lab`` command line (also ``python -m lab``).
 
     lab basis GROUP REP [--solver auto|orbit|dense|krylov|subgroup] [--device auto|cpu|cuda] [--json]
+                        [--png FIGURE.png] [--npz BASIS.npz]
     lab groups
+    lab presets
 
 Bad input exits with code 2 and one line on stderr.
 """
@@ -31,7 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--memory-limit", default=None, help="refuse solves needing more, e.g. 8GB (default: 80%% of free RAM)")
     b.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk basis cache")
     b.add_argument("--json", action="store_true", help="print one JSON object (rank, dim, solver, seconds, ...)")
+    b.add_argument("--png", metavar="FILE", help="write the basis-coloring figure (PNG)")
+    b.add_argument("--npz", metavar="FILE", help="write the basis (numpy .npz, see lab.export)")
     sub.add_parser("groups", help="list the groups with their arguments")
+    sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
     return p
 
 
@@ -46,6 +51,8 @@ def _basis(args) -> int:
     sol = rep.solve(solver=args.solver, device=str(device), memory_limit=args.memory_limit, cache=not args.no_cache)
     info = sol.summary()
     info["device"] = str(device)
+    if args.png or args.npz:
+        _export(sol, args.png, args.npz)
     if args.json:
         print(json.dumps(info))
     else:
@@ -56,6 +63,31 @@ def _basis(args) -> int:
         print(f"ratio    {info['rank'] / max(info['dim'], 1):.3g}")
         print(f"solver   {info['solver']}{' (cached)' if info['cached'] else ''}")
         print(f"seconds  {info['seconds']:.3f}")
+    return 0
+
+
+def _export(sol, png: str | None, npz: str | None) -> None:
+    from .export import save_basis
+    from .plots.coloring import coloring_from_solution
+    from .plots.coloring_mpl import coloring_png
+
+    try:
+        if png:
+            data = coloring_from_solution(sol)
+            with open(png, "wb") as f:
+                f.write(coloring_png(data))
+        if npz:
+            with open(npz, "wb") as f:
+                save_basis(sol, f)
+    except OSError as err:
+        raise LabError(f"cannot write {err.filename}: {err.strerror}") from err
+
+
+def _presets() -> int:
+    from .presets import PRESETS
+
+    for p in PRESETS.values():
+        print(f"{p.name}:\n  lab basis '{p.group_text()}' '{p.rep_in} >> {p.rep_out}'\n  {p.blurb}")
     return 0
 
 
@@ -75,6 +107,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "basis":
             return _basis(args)
+        if args.command == "presets":
+            return _presets()
         return _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

@@ -87,3 +87,33 @@ def test_console_script_and_module_entry_points():
     res = subprocess.run([sys.executable, "-m", "lab", "basis", "Foo", "V"], capture_output=True, text=True,
                          env=env, timeout=120)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "unknown group" in res.stderr
+
+
+def test_basis_exports_png_and_npz(tmp_path, capsys):
+    import numpy as np
+
+    from lab.export import load_basis
+
+    png, npz = tmp_path / "conv.png", tmp_path / "conv.npz"
+    code, _, err = run(["basis", "Z(6)", "V >> V", "--png", str(png), "--npz", str(npz)], capsys)
+    assert code == 0 and err == ""
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    d = load_basis(npz)
+    assert d["rank"] == 6 and list(d["shape"]) == [6, 6]
+    labels = d["labels"].reshape(6, 6)
+    assert all(labels[i, j] == labels[0, (j - i) % 6] for i in range(6) for j in range(6))  # circulant
+    assert np.unique(labels).size == 6
+
+
+def test_unwritable_export_exits_2(tmp_path, capsys):
+    code, out, err = run(["basis", "Z(4)", "V >> V", "--png", str(tmp_path / "missing" / "x.png")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "cannot write" in err
+
+
+def test_presets_are_runnable_command_lines(capsys):
+    code, out, _ = run(["presets"], capsys)
+    assert code == 0 and "Graph layer:" in out
+    line = next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("lab basis 'S(4)' 'T(2) >> T(2)'"))
+    assert line
+    assert main(["basis", "S(4)", "T(2) >> T(2)", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rank"] == 15

@@ -171,7 +171,7 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     overlay = coloring_plot(data)
     images = [el for el in overlay if isinstance(el, hv.Image)]
     lines = [el for el in overlay if isinstance(el, (hv.HLine, hv.VLine))]
-    assert len(images) == 1 and len(lines) == 2
+    assert len(images) == 1 and len(lines) == 2  # no V channels for S(3): only the two block boundaries
     img = images[0]
     assert [d.name for d in img.vdims] == ["colour", "basis element", "sign"]
     np.testing.assert_array_equal(img.dimension_values("basis element", flat=False), data.labels)
@@ -218,3 +218,12 @@ def test_presets_give_the_textbook_ranks():
     p = PRESETS["GCNN layer"]
     data, _ = basis_coloring(p.group_text(3), p.rep_in, p.rep_out)
     assert data.rank == 4 * 9
+
+
+def test_channel_guides_split_v_into_equal_sub_blocks():
+    data, _ = basis_coloring("GCNN(3)", "V", "V")  # 4 orientation channels of a 3 x 3 grid
+    assert data.row_guides == data.col_guides == [8.5, 17.5, 26.5]
+    data, _ = basis_coloring("Z(4)*Z(4)", "V", "V")  # image rows of a 4 x 4 grid
+    assert data.row_guides == [3.5, 7.5, 11.5]
+    data, _ = basis_coloring("S(4)", "T(2)", "V")
+    assert data.row_guides == data.col_guides == []

@@ -38,6 +38,10 @@ class Group:
 
     description = "a group given by its generators"
 
+    #: V splits into this many equal consecutive sub-blocks (GCNN orientation channels, image rows of
+    #: Z(n)*Z(n)); plots draw faint guide lines between them
+    channels: int = 1
+
     def __init__(self, discrete=None, lie=None, *, perms=None, signs=None, d=None, name="G"):
         self.name = name
         if perms is not None:

@@ -111,6 +111,7 @@ class GCNN(Group):
         shift_j = flat(r, i, (j + 1) % n)
         rot = flat((r + 1) % 4, j, n - 1 - i)
         super().__init__(perms=[shift_i, shift_j, rot], d=4 * n * n, name=f"GCNN({n})")
+        self.channels = 4
 
 
 def _rotation_permutation(points: np.ndarray, R: np.ndarray, moved: np.ndarray) -> np.ndarray:

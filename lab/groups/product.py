@@ -37,6 +37,8 @@ class DirectProduct(Group):
             disc = [np.kron(h, np.eye(d2)) for h in g1.discrete] + [np.kron(np.eye(d1), h) for h in g2.discrete]
             super().__init__(discrete=np.stack(disc) if disc else None, lie=lie, d=d1 * d2, name=name)
 
+        self.channels = d1 if d2 > 1 else 1  # blocks of d2 consecutive entries: one per first-factor index
+
     def _sample_one(self, rng):
         return np.kron(self.factors[0]._sample_one(rng), self.factors[1]._sample_one(rng))
 

@@ -51,6 +51,8 @@ class ColoringData:
     gallery: list[np.ndarray] = field(default_factory=list)  # continuous: individual basis elements
     row_spans: list[Span] = field(default_factory=list)
     col_spans: list[Span] = field(default_factory=list)
+    row_guides: list[float] = field(default_factory=list)  # faint lines inside V blocks (group.channels)
+    col_guides: list[float] = field(default_factory=list)
     rank: int = 0
     dim: int = 0
     solver: str = ""
@@ -88,6 +90,17 @@ def summands(rep: Rep) -> list[Span]:
         spans.append(Span(str(p), start, start + p.size))
         start += p.size
     return spans
+
+
+def guides(spans: list[Span], channels: int) -> list[float]:
+    """Positions between the ``channels`` equal sub-blocks of every ``V`` / ``V.T`` span."""
+    out: list[float] = []
+    for s in spans:
+        size = s.stop - s.start
+        if channels > 1 and s.label in ("V", "V.T") and size % channels == 0:
+            step = size // channels
+            out += [s.start + k * step - 0.5 for k in range(1, channels)]
+    return out
 
 
 def matrix_layout(rep: Rep) -> tuple[Rep, Rep | None]:
@@ -152,12 +165,16 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
     n_rows = out_rep.size
     n_cols = rep.size // n_rows if n_rows else 0
     stride = _stride(n_rows, n_cols, max_cells)
+    row_spans = summands(out_rep)
+    col_spans = summands(in_rep) if in_rep is not None else []
+    channels = rep.group.channels
     rows, cols = np.arange(0, n_rows, stride), np.arange(0, n_cols, stride)
     common = dict(shape=(n_rows, n_cols), rows=rows, cols=cols, rank=sol.rank, dim=sol.dim,
                   solver=sol.solver, seconds=sol.seconds, cached=sol.cached, group=str(rep.group),
                   rep_in=rep_in or (str(in_rep) if in_rep is not None else "Scalar"),
                   rep_out=rep_out or str(out_rep), stride=stride,
-                  row_spans=summands(out_rep), col_spans=summands(in_rep) if in_rep is not None else [])
+                  row_spans=row_spans, col_spans=col_spans, row_guides=guides(row_spans, channels),
+                  col_guides=guides(col_spans, channels))
 
     def shown(flat: np.ndarray) -> np.ndarray:
         return flat.reshape(n_rows, n_cols)[::stride, ::stride]

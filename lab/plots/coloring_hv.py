@@ -8,7 +8,7 @@ from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 
 from .coloring import ColoringData, Span
-from .palette import DIVERGING, LINE_COLOR, ZERO_COLOR, categorical_colours
+from .palette import DIVERGING, GUIDE_COLOR, LINE_COLOR, ZERO_COLOR, categorical_colours
 
 # HoloViews sizes plots by frame_width/frame_height, which Bokeh's validator mistakes for a missing size
 silence(FIXED_SIZING_MODE, True)
@@ -30,9 +30,11 @@ def _ticks(spans: list[Span]):
 
 
 def _boundaries(data: ColoringData) -> list:
+    guides = [hv.HLine(y) for y in data.row_guides] + [hv.VLine(x) for x in data.col_guides]
     lines = [hv.HLine(s.start - 0.5) for s in data.row_spans[1:]]
     lines += [hv.VLine(s.start - 0.5) for s in data.col_spans[1:]]
-    return [ln.opts(color=LINE_COLOR, line_width=1.5) for ln in lines]
+    return ([g.opts(color=GUIDE_COLOR, line_width=1.5) for g in guides]
+            + [ln.opts(color=LINE_COLOR, line_width=1.5) for ln in lines])
 
 
 def _image(data: ColoringData, arrays: list[np.ndarray], vdims: list[str], **opts) -> hv.Image:

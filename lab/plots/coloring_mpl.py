@@ -6,7 +6,7 @@ import io
 import numpy as np
 
 from .coloring import ColoringData
-from .palette import DIVERGING, LINE_COLOR, ZERO_COLOR, categorical_colours
+from .palette import DIVERGING, GUIDE_COLOR, LINE_COLOR, ZERO_COLOR, categorical_colours
 
 
 def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, title: str, ticks: bool = True):
@@ -20,6 +20,10 @@ def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, t
         cmap = ListedColormap(colours).with_extremes(bad=ZERO_COLOR)
         im = ax.imshow(np.ma.masked_invalid(idx), cmap=cmap, vmin=-0.5, vmax=len(colours) - 0.5,
                        extent=extent, interpolation="nearest")
+    for y in data.row_guides:
+        ax.axhline(y, color=GUIDE_COLOR, lw=1.2)
+    for x in data.col_guides:
+        ax.axvline(x, color=GUIDE_COLOR, lw=1.2)
     for s in data.row_spans[1:]:
         ax.axhline(s.start - 0.5, color=LINE_COLOR, lw=1.2)
     for s in data.col_spans[1:]:

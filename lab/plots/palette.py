@@ -9,6 +9,7 @@ import numpy as np
 PALETTE: list[str] = list(cc.palette["glasbey_category10"])
 ZERO_COLOR = "#eeeeee"  # entries forced to zero
 LINE_COLOR = "#222222"  # block boundaries of direct sums
+GUIDE_COLOR = "#ffffff"  # sub-blocks of V (channels): thin white gaps
 DIVERGING = "RdBu_r"  # continuous view: negative blue, zero white, positive red
 NEGATIVE_TINT = 0.55  # a -1 entry is its element's colour mixed this much with white
 
