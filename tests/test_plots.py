@@ -170,14 +170,21 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     data, _ = basis_coloring("S(3)", "V+T(2)", "2*V")
     overlay = coloring_plot(data)
     images = [el for el in overlay if isinstance(el, hv.Image)]
-    lines = [el for el in overlay if isinstance(el, (hv.HLine, hv.VLine))]
-    assert len(images) == 1 and len(lines) == 2  # no V channels for S(3): only the two block boundaries
+    segments = [el for el in overlay if isinstance(el, hv.Segments)]
+    assert len(images) == 1 and len(segments) == 1  # no V channels for S(3): only block boundaries
+    # one horizontal line between the two V's of the output, one vertical between V and T(2) of the input
+    assert sorted(map(tuple, segments[0].array().tolist())) == [(-0.5, 2.5, 11.5, 2.5), (2.5, -0.5, 2.5, 5.5)]
     img = images[0]
     assert [d.name for d in img.vdims] == ["colour", "basis element", "sign"]
     np.testing.assert_array_equal(img.dimension_values("basis element", flat=False), data.labels)
     assert gallery_plot(data) is None
     cont, _ = basis_coloring("SO(3)", "T(2)", "T(2)")
-    assert len(gallery_plot(cont)) == 3
+    mosaic = gallery_plot(cont)  # three 9 x 9 elements side by side with one blank column between
+    assert mosaic.dimension_values("element", flat=False).shape == (9, 29)
+    values = mosaic.dimension_values("value", flat=False)
+    elements = mosaic.dimension_values("element", flat=False)
+    for k in range(3):
+        np.testing.assert_array_equal(values[elements == k], cont.gallery[k].ravel())
     hv.render(overlay)  # the Bokeh model builds
 
 

@@ -29,12 +29,23 @@ def _ticks(spans: list[Span]):
     return [((s.start + s.stop - 1) / 2, s.label) for s in spans]
 
 
+def _segments(data: ColoringData, ys: list[float], xs: list[float], **style):
+    """Full-width horizontal lines at ``ys`` and full-height vertical lines at ``xs`` as one glyph."""
+    rows, cols = data.shape
+    segs = [(-0.5, y, cols - 0.5, y) for y in ys] + [(x, -0.5, x, rows - 0.5) for x in xs]
+    return hv.Segments(segs, kdims=["column", "row", "column2", "row2"]).opts(**style)
+
+
 def _boundaries(data: ColoringData) -> list:
-    guides = [hv.HLine(y) for y in data.row_guides] + [hv.VLine(x) for x in data.col_guides]
-    lines = [hv.HLine(s.start - 0.5) for s in data.row_spans[1:]]
-    lines += [hv.VLine(s.start - 0.5) for s in data.col_spans[1:]]
-    return ([g.opts(color=GUIDE_COLOR, line_width=1.5) for g in guides]
-            + [ln.opts(color=LINE_COLOR, line_width=1.5) for ln in lines])
+    """Guide lines between V's channels (white) and block boundaries of direct sums (dark)."""
+    out = []
+    if data.row_guides or data.col_guides:
+        out.append(_segments(data, data.row_guides, data.col_guides, color=GUIDE_COLOR, line_width=1.5))
+    ys = [s.start - 0.5 for s in data.row_spans[1:]]
+    xs = [s.start - 0.5 for s in data.col_spans[1:]]
+    if ys or xs:
+        out.append(_segments(data, ys, xs, color=LINE_COLOR, line_width=1.5))
+    return out
 
 
 def _image(data: ColoringData, arrays: list[np.ndarray], vdims: list[str], **opts) -> hv.Image:
@@ -68,13 +79,33 @@ def coloring_plot(data: ColoringData):
 
 
 def gallery_plot(data: ColoringData, columns: int = 4):
-    """Small multiples of individual basis elements (continuous view); None when there are none."""
+    """Individual basis elements (continuous view) as one mosaic image, left to right, top to bottom.
+
+    One glyph instead of a figure per element keeps the page fast; hover tells the element, its row,
+    column and value.  None when there is nothing to show.
+    """
     if data.kind != "continuous" or not data.gallery:
         return None
-    tiles = []
-    for k, b in enumerate(data.gallery):
-        img = _image(data, [b], ["value"], cmap=DIVERGING, clim=(-1, 1), colorbar=False,
-                     title=f"basis element {k}", max_side=150, xaxis=None, yaxis=None, toolbar=None,
-                     hover_tooltips=[("row", "@row"), ("column", "@column"), ("value", "@value{0.000}")])
-        tiles.append(hv.Overlay([img, *_boundaries(data)]))
-    return hv.Layout(tiles).cols(columns).opts(shared_axes=False)
+    h, w = data.gallery[0].shape
+    k = len(data.gallery)
+    ncol = min(columns, k)
+    nrow = -(-k // ncol)
+    gap = max(1, max(h, w) // 8)
+    H, W = nrow * (h + gap) - gap, ncol * (w + gap) - gap
+    value = np.full((H, W), np.nan)
+    element, row, col = (np.full((H, W), np.nan) for _ in range(3))
+    for i, tile in enumerate(data.gallery):
+        r0, c0 = (i // ncol) * (h + gap), (i % ncol) * (w + gap)
+        value[r0:r0 + h, c0:c0 + w] = tile
+        element[r0:r0 + h, c0:c0 + w] = i
+        row[r0:r0 + h, c0:c0 + w] = data.rows[:, None]
+        col[r0:r0 + h, c0:c0 + w] = data.cols[None, :]
+    img = hv.Image((np.arange(W), np.arange(H), value, element, row, col), kdims=["x", "y"],
+                   vdims=["value", "element", "row", "column"])
+    cell = min(24, 150 / max(h, w))
+    return img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
+                    frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
+                    yaxis=None, colorbar=False, tools=["hover"], toolbar=None,
+                    title=f"{k} basis element{'s' if k > 1 else ''} (each scaled to max |value| = 1)",
+                    hover_tooltips=[("basis element", "@element"), ("row", "@row"), ("column", "@column"),
+                                    ("value", "@value{0.000}")])
