@@ -39,7 +39,8 @@ def free_port() -> int:
 
 @contextmanager
 def panel_server(app: str = "app.py", timeout: float = 90.0):
-    """``panel serve app`` on a free local port; yields the app URL; the server dies on exit, pass or fail."""
+    """``panel serve app`` on a free local port; yields (app URL, server log path); the server dies on exit,
+    pass or fail."""
     port = free_port()
     log = ARTIFACTS / f"panel-serve-{port}.log"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,7 @@ def panel_server(app: str = "app.py", timeout: float = 90.0):
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"panel serve did not answer within {timeout} s; see {log}")
                 time.sleep(0.5)
-            yield url
+            yield url, log
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)

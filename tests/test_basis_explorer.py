@@ -75,9 +75,9 @@ def test_memory_guard_refusal_is_inline(explorer, monkeypatch):
 
 def test_continuous_group_shows_gallery(explorer):
     explorer.param.update(group="SO(n)", n=3, rep_in="T(2)", rep_out="T(2)")
-    assert "Continuous view" in explorer._note.object and explorer._gallery.visible
+    assert "Continuous view" in explorer._note.object and explorer._gallery_box.visible
     explorer.preset = "Levi-Civita"
-    assert "Categorical view" in explorer._note.object and not explorer._gallery.visible
+    assert "Categorical view" in explorer._note.object and not explorer._gallery_box.visible
 
 
 def test_exports(explorer):

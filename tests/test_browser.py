@@ -14,7 +14,7 @@ def test_basis_explorer_in_chromium():
     require_chromium()
     from playwright.sync_api import expect
 
-    with panel_server() as url, chromium_page() as page:
+    with panel_server() as (url, log), chromium_page() as page:
         try:
             page.goto(url)
             info = page.locator(".basis-info")
@@ -33,6 +33,20 @@ def test_basis_explorer_in_chromium():
             expect(page.locator(".basis-plot canvas").first).to_be_visible()
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_graph_layer.png"), full_page=True)
 
+            # a continuous group: the random-element view and the gallery of basis elements
+            page.locator(".group-select select").select_option("SO(n)")
+            size.fill("3")
+            size.press("Tab")
+            expect(info).to_contain_text("r = 3 of 81", timeout=30_000)
+            expect(page.locator(".view-note")).to_contain_text("Continuous view")
+            expect(page.locator(".basis-gallery canvas").first).to_be_visible(timeout=15_000)
+            page.screenshot(path=str(ARTIFACTS / "basis_explorer_continuous.png"), full_page=True)
+            page.locator(".preset-select select").select_option("Graph layer")
+            expect(info).to_contain_text("r = 15 of 256", timeout=30_000)
+            size.fill("5")
+            size.press("Tab")
+            expect(info).to_contain_text("r = 15 of 625", timeout=30_000)
+
             # a malformed rep: an inline error, the last plot kept
             rep_in = page.locator(".rep-in-input input")
             rep_in.fill("T(2")
@@ -43,6 +57,7 @@ def test_basis_explorer_in_chromium():
             expect(page.locator(".solve-error")).to_contain_text("expected", timeout=15_000)
             expect(info).to_contain_text("r = 15 of 625")
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_error.png"), full_page=True)
+            assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
         except Exception:
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_failure.png"), full_page=True)

@@ -78,7 +78,7 @@ def test_levi_civita_signs_are_permutation_parity():
     for p in permutations(range(3)):
         eps[p] = np.linalg.det(np.eye(3)[list(p)])
     S = data.signs.reshape(3, 3, 3).astype(float)
-    assert np.array_equal(S, eps) or np.array_equal(S, -eps)
+    assert np.array_equal(S, eps)  # the drawn convention: eps_012 = +1
     assert np.array_equal(data.labels.reshape(3, 3, 3) >= 0, eps != 0)
 
 
@@ -86,7 +86,7 @@ def test_lorentz_metric_signs():
     data, _ = basis_coloring("O13()", "V.T", "V")
     eta = np.diag([-1, 1, 1, 1])
     assert data.rank == 1
-    assert np.array_equal(data.signs, eta) or np.array_equal(data.signs, -eta)
+    assert np.array_equal(data.signs, eta)  # the drawn convention: mostly plus
 
 
 def test_continuous_view_random_element_and_gallery_are_equivariant(rng):
@@ -140,6 +140,8 @@ def test_disjoint_pattern_detection():
     B = np.array([[1, 0], [-1, 0], [0, 2], [0, 0]], dtype=float)
     labels, signs = disjoint_pattern(B)
     assert labels.tolist() == [0, 0, 1, -1] and signs.tolist() == [1, -1, 1, 0]
+    _, signs = disjoint_pattern(np.array([[-1.0], [-1.0], [1.0]]))
+    assert signs.tolist() == [1, 1, -1]  # overall sign chosen so that most entries are +1
     assert disjoint_pattern(np.array([[1, 1], [0, 1.0]])) is None  # overlapping supports
     assert disjoint_pattern(np.array([[1.0], [2.0]])) is None  # unequal magnitudes
 
@@ -175,7 +177,10 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     # one horizontal line between the two V's of the output, one vertical between V and T(2) of the input
     assert sorted(map(tuple, segments[0].array().tolist())) == [(-0.5, 2.5, 11.5, 2.5), (2.5, -0.5, 2.5, 5.5)]
     img = images[0]
-    assert [d.name for d in img.vdims] == ["colour", "basis element", "sign"]
+    assert [d.name for d in img.vdims] == ["colour", "basis element", "sign", "row", "column"]
+    # hover shows integer entry coordinates
+    rows = img.dimension_values("row", flat=False)
+    assert rows.dtype.kind == "i" and rows[:, 0].tolist() == list(range(6))
     np.testing.assert_array_equal(img.dimension_values("basis element", flat=False), data.labels)
     assert gallery_plot(data) is None
     cont, _ = basis_coloring("SO(3)", "T(2)", "T(2)")

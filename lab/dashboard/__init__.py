@@ -25,10 +25,12 @@ def build_app():
         title="Symmetry Lab",
         sidebar=[pn.pane.Markdown(
             "### Symmetry in neural networks\n"
-            "Pick a group and a representation; the lab solves the equivariance constraint "
-            "ρ(g) v = v for the basis of equivariant linear maps.\n\n"
+            "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group "
+            "element g. The lab solves this linear constraint for a basis of all such layers.\n\n"
+            "**Basis explorer** draws W with every entry coloured by the basis element it belongs to: "
+            "entries of one colour share one parameter, grey entries are forced to zero.\n\n"
             "Groups: `S(5)`, `Z(8)*Z(8)`, `SO(3)`, `O13()`, `RubiksCube()` …  \n"
-            "Reps: `V >> V`, `T(2)+3*V`, `T(1,1)`, `V**2 >> V`.")],
+            "Reps: `V`, `T(2)+3*V`, `T(1,1)`, `V**2`.")],
         main=[tabs],
     )
     return template

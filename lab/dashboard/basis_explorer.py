@@ -86,8 +86,11 @@ class BasisExplorer(pn.viewable.Viewer):
         self._info = pn.pane.Markdown("", css_classes=["basis-info"], sizing_mode="stretch_width")
         self._note = pn.pane.Alert("", alert_type="info", css_classes=["view-note"], sizing_mode="stretch_width")
         self._plot = pn.pane.HoloViews(None, linked_axes=False, css_classes=["basis-plot"])
-        self._gallery_title = pn.pane.Markdown("#### Individual basis elements", visible=False)
-        self._gallery = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self._gallery = pn.pane.HoloViews(None, linked_axes=False)
+        # visibility is toggled on this wrapper: toggling it on a HoloViews pane trips a Panel 1.9 bug
+        # (Bokeh stylesheets copied into a str-only list parameter)
+        self._gallery_box = pn.Column(pn.pane.Markdown("#### Individual basis elements"), self._gallery,
+                                      visible=False, css_classes=["basis-gallery"])
         self._png = pn.widgets.FileDownload(callback=self._png_file, filename="basis.png",
                                             label="Figure (PNG)", width=150)
         self._npz = pn.widgets.FileDownload(callback=self._npz_file, filename="basis.npz",
@@ -101,7 +104,7 @@ class BasisExplorer(pn.viewable.Viewer):
                              "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
             width=330)
         main = pn.Column(self._progress, self._status, self._error, self._info, self._note, self._plot,
-                         self._gallery_title, self._gallery, pn.Row(self._png, self._npz),
+                         self._gallery_box, pn.Row(self._png, self._npz),
                          sizing_mode="stretch_width")
         return pn.Row(controls, main, sizing_mode="stretch_width")
 
@@ -209,7 +212,13 @@ class BasisExplorer(pn.viewable.Viewer):
         except Exception as err:  # never a traceback page
             self._show_error(f"unexpected {type(err).__name__}: {err}")
         else:
+            self._show_safely(result)
+
+    def _show_safely(self, result):
+        try:
             self._show(result)
+        except Exception as err:  # a drawing failure is an inline message too
+            self._show_error(f"could not draw the result: {type(err).__name__}: {err}")
 
     async def _refresh_async(self, gen: int):
         state = {"fraction": None, "message": "solving…"}
@@ -241,7 +250,7 @@ class BasisExplorer(pn.viewable.Viewer):
         except Exception as err:  # never a traceback page
             self._show_error(f"unexpected {type(err).__name__}: {err}")
         else:
-            self._show(result)
+            self._show_safely(result)
         finally:
             self._busy(False)
 
@@ -272,7 +281,7 @@ class BasisExplorer(pn.viewable.Viewer):
         self._note.object = f"**{'Categorical' if data.kind == 'categorical' else 'Continuous'} view.** {data.note}"
         self._plot.object = plot
         self._gallery.object = gallery
-        self._gallery.visible = self._gallery_title.visible = gallery is not None
+        self._gallery_box.visible = gallery is not None
         name = _slug(f"{info['group']}_{info['input']}_to_{info['output']}")
         self._png.filename, self._npz.filename = f"{name}.png", f"{name}.npz"
 

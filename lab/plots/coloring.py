@@ -153,7 +153,11 @@ def disjoint_pattern(B: np.ndarray, tol: float = 1e-8) -> tuple[np.ndarray, np.n
         if vals.size == 0 or np.ptp(mags) > tol * mags.max() or np.iscomplexobj(vals) and np.any(
                 np.abs(vals.imag) > tol * mags.max()):
             return None
-        signs[nz[:, k]] = np.sign(vals.real).astype(np.int8)
+        sk = np.sign(vals.real).astype(np.int8)
+        # overall sign is arbitrary: most entries +1, ties broken by the first entry (eps_012 = +1)
+        if sk.sum() < 0 or sk.sum() == 0 and sk[0] < 0:
+            sk = -sk
+        signs[nz[:, k]] = sk
     return labels.astype(np.int32), signs
 
 

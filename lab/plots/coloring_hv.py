@@ -22,18 +22,21 @@ def _frame(shape: tuple[int, int], max_side: int = MAX_SIDE, max_cell: int = 36)
     return max(int(cols * cell), 80), max(int(rows * cell), 80)
 
 
-def _ticks(spans: list[Span]):
-    """Block labels at the centre of each block when there are several blocks; else default ticks."""
-    if len(spans) < 2:
-        return None
-    return [((s.start + s.stop - 1) / 2, s.label) for s in spans]
+def _ticks(spans: list[Span], size: int):
+    """Block labels at the centre of each block when there are several blocks; integer ticks for small
+    matrices; else Bokeh's default ticks."""
+    if len(spans) >= 2:
+        return [((s.start + s.stop - 1) / 2, s.label) for s in spans]
+    if size <= 12:
+        return list(range(size))
+    return None
 
 
 def _segments(data: ColoringData, ys: list[float], xs: list[float], **style):
     """Full-width horizontal lines at ``ys`` and full-height vertical lines at ``xs`` as one glyph."""
     rows, cols = data.shape
     segs = [(-0.5, y, cols - 0.5, y) for y in ys] + [(x, -0.5, x, rows - 0.5) for x in xs]
-    return hv.Segments(segs, kdims=["column", "row", "column2", "row2"]).opts(**style)
+    return hv.Segments(segs, kdims=["x", "y", "x2", "y2"]).opts(**style)
 
 
 def _boundaries(data: ColoringData) -> list:
@@ -49,12 +52,15 @@ def _boundaries(data: ColoringData) -> list:
 
 
 def _image(data: ColoringData, arrays: list[np.ndarray], vdims: list[str], **opts) -> hv.Image:
+    """An hv.Image over (column, row) with the entry's integer row and column as extra value dimensions
+    (the image's own coordinates are continuous, so hovering them would show fractions)."""
     xs, ys = data.cols, data.rows
-    img = hv.Image((xs, ys, *arrays), kdims=["column", "row"], vdims=vdims)
+    rows, cols = np.meshgrid(ys, xs, indexing="ij")
+    img = hv.Image((xs, ys, *arrays, rows, cols), kdims=["x", "y"], vdims=[*vdims, "row", "column"])
     fw, fh = _frame((len(ys), len(xs)), opts.pop("max_side", MAX_SIDE))
     xlabel = f"input: {data.rep_in}" if data.rep_in else "column"
     base = dict(invert_yaxis=True, frame_width=fw, frame_height=fh, xlabel=xlabel,
-                ylabel=f"output: {data.rep_out}", xticks=_ticks(data.col_spans), yticks=_ticks(data.row_spans),
+                ylabel=f"output: {data.rep_out}", xticks=_ticks(data.col_spans, data.shape[1]), yticks=_ticks(data.row_spans, data.shape[0]),
                 tools=["hover"], toolbar="right",
                 default_tools=["pan", "wheel_zoom", "box_zoom", "reset", "save"])
     return img.opts(**{**base, **opts})
