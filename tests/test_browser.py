@@ -41,6 +41,19 @@ def test_basis_explorer_in_chromium():
             expect(page.locator(".view-note")).to_contain_text("Continuous view")
             expect(page.locator(".basis-gallery canvas").first).to_be_visible(timeout=15_000)
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_continuous.png"), full_page=True)
+
+            # a slow solve (SO(3) T(4) -> T(5): 19 683 entries, about 2 s) runs on a worker: progress is
+            # shown, the page stays usable, and a newer choice supersedes it
+            page.locator(".rep-out-input input").fill("T(5)")
+            page.locator(".rep-out-input input").press("Enter")
+            page.locator(".rep-in-input input").fill("T(4)")
+            page.locator(".rep-in-input input").press("Enter")
+            expect(page.locator(".solve-status")).to_contain_text("solving", timeout=10_000)
+            page.locator(".preset-select select").select_option("DeepSets")
+            expect(info).to_contain_text("r = 2 of 36", timeout=10_000)
+            page.wait_for_timeout(4_000)  # the superseded solve finishes meanwhile; its result is dropped
+            expect(info).to_contain_text("r = 2 of 36")
+            expect(page.locator(".solve-status")).to_be_hidden()
             page.locator(".preset-select select").select_option("Graph layer")
             expect(info).to_contain_text("r = 15 of 256", timeout=30_000)
             size.fill("5")
