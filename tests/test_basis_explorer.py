@@ -87,3 +87,17 @@ def test_exports(explorer):
     assert d["rank"] == 15 and d["group"] == "S(4)"
     assert np.unique(d["labels"]).size == 15
     assert explorer._png.filename == "S_4_T_2_to_T_2.png"
+
+
+def test_superseded_solve_stops_at_its_next_progress_report():
+    from lab.dashboard.basis_explorer import _Superseded
+
+    calls = []
+
+    def progress(fraction, message):
+        calls.append(message)
+        raise _Superseded()
+
+    with pytest.raises(_Superseded):  # a 19 683-entry solve that would take seconds stops at once
+        BasisExplorer._compute(("SO(3)", "T(4)", "T(5)", "auto"), progress)
+    assert len(calls) == 1

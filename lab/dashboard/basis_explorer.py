@@ -28,7 +28,12 @@ CUSTOM = "custom…"
 GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Grid(n)", "GCNN(n)", "Trivial(n)",
                  "Cube()", "RubiksCube()", "C(n)", "D(n)", "SO(n)", "O(n)", "Sp(n)", "U(n)", "SU(n)",
                  "SO13p()", "SO13()", "O13()", CUSTOM]
-_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="basis-explorer")
+_EXECUTOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="basis-explorer")
+
+
+class _Superseded(Exception):
+    """Raised from the progress callback of a solve nobody waits for any more: it stops at its next
+    progress report (solvers report per block and per iteration)."""
 
 
 def _slug(text: str) -> str:
@@ -186,6 +191,8 @@ class BasisExplorer(pn.viewable.Viewer):
     def _compute(spec, progress=None):
         group, rep_in, rep_out, solver = spec
         data, sol = basis_coloring(group, rep_in, rep_out, solver=solver, progress=progress, max_cells=MAX_CELLS)
+        if progress:
+            progress(1.0, "drawing")
         return data, sol, coloring_plot(data), gallery_plot(data)
 
     def _supersede(self) -> int:
@@ -205,16 +212,18 @@ class BasisExplorer(pn.viewable.Viewer):
     def refresh(self):
         """Solve and draw synchronously (scripts, tests, benchmarks)."""
         self._supersede()
+        self._deliver(lambda: self._compute(self._spec()))
+
+    def _deliver(self, get_result):
+        """Show ``get_result()``, or its error inline: never a traceback page."""
         try:
-            result = self._compute(self._spec())
+            result = get_result()
         except LabError as err:
             self._show_error(str(err))
-        except Exception as err:  # never a traceback page
+            return
+        except Exception as err:
             self._show_error(f"unexpected {type(err).__name__}: {err}")
-        else:
-            self._show_safely(result)
-
-    def _show_safely(self, result):
+            return
         try:
             self._show(result)
         except Exception as err:  # a drawing failure is an inline message too
@@ -224,6 +233,8 @@ class BasisExplorer(pn.viewable.Viewer):
         state = {"fraction": None, "message": "solving…"}
 
         def progress(fraction, message):
+            if gen != self._gen:
+                raise _Superseded()
             state.update(fraction=fraction, message=message)
 
         try:  # parsing is instant: report bad input without a round trip through the worker
@@ -244,13 +255,7 @@ class BasisExplorer(pn.viewable.Viewer):
                 self._progress.value = int(100 * state["fraction"])
             self._status.object = state["message"]
         try:
-            result = future.result()
-        except LabError as err:
-            self._show_error(str(err))
-        except Exception as err:  # never a traceback page
-            self._show_error(f"unexpected {type(err).__name__}: {err}")
-        else:
-            self._show_safely(result)
+            self._deliver(future.result)
         finally:
             self._busy(False)
 
