@@ -68,12 +68,6 @@ class ColoringData:
     def downsampled(self) -> bool:
         return self.stride > 1
 
-    @property
-    def label_matrix(self) -> np.ndarray:
-        if self.labels is None:
-            raise ValueError("a continuous view has no label matrix")
-        return self.labels
-
     def info(self) -> dict:
         """The information card: group, reps, rank, dimension, r/dim, solver, time."""
         return {"group": self.group, "input": self.rep_in, "output": self.rep_out, "rank": self.rank,
