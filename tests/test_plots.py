@@ -173,9 +173,11 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     overlay = coloring_plot(data)
     images = [el for el in overlay if isinstance(el, hv.Image)]
     segments = [el for el in overlay if isinstance(el, hv.Segments)]
-    assert len(images) == 1 and len(segments) == 1  # no V channels for S(3): only block boundaries
+    assert len(images) == 1 and len(segments) == 2  # faint guides inside T(2), then block boundaries
+    guides, blocks = segments
+    assert sorted(map(tuple, guides.array().tolist())) == [(5.5, -0.5, 5.5, 5.5), (8.5, -0.5, 8.5, 5.5)]
     # one horizontal line between the two V's of the output, one vertical between V and T(2) of the input
-    assert sorted(map(tuple, segments[0].array().tolist())) == [(-0.5, 2.5, 11.5, 2.5), (2.5, -0.5, 2.5, 5.5)]
+    assert sorted(map(tuple, blocks.array().tolist())) == [(-0.5, 2.5, 11.5, 2.5), (2.5, -0.5, 2.5, 5.5)]
     img = images[0]
     assert [d.name for d in img.vdims] == ["colour", "basis element", "sign", "row", "column"]
     # hover shows integer entry coordinates
@@ -237,5 +239,7 @@ def test_channel_guides_split_v_into_equal_sub_blocks():
     assert data.row_guides == data.col_guides == [8.5, 17.5, 26.5]
     data, _ = basis_coloring("Z(4)*Z(4)", "V", "V")  # image rows of a 4 x 4 grid
     assert data.row_guides == [3.5, 7.5, 11.5]
-    data, _ = basis_coloring("S(4)", "T(2)", "V")
-    assert data.row_guides == data.col_guides == []
+    data, _ = basis_coloring("S(4)", "T(2)", "V")  # T(2) columns: 4 slices of the first index
+    assert data.row_guides == [] and data.col_guides == [3.5, 7.5, 11.5]
+    data, _ = basis_coloring("S(3)", "V+T(2)", "2*V")
+    assert data.row_guides == [] and data.col_guides == [5.5, 8.5]  # inside the T(2) block at 3..11

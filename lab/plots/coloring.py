@@ -35,6 +35,7 @@ class Span:
     label: str
     start: int
     stop: int
+    order: int = 0  # number of tensor factors when the summand is one tensor block (V: 1, T(2): 2), else 0
 
 
 @dataclass
@@ -81,19 +82,24 @@ def summands(rep: Rep) -> list[Span]:
     parts = rep.children if isinstance(rep, SumRep) else [rep]
     spans, start = [], 0
     for p in parts:
-        spans.append(Span(str(p), start, start + p.size))
+        blocks = p.blocks if p.group is not None else []
+        order = len(blocks[0].factors) if len(blocks) == 1 and blocks[0].contiguous else 0
+        spans.append(Span(str(p), start, start + p.size, order))
         start += p.size
     return spans
 
 
-def guides(spans: list[Span], channels: int) -> list[float]:
-    """Positions between the ``channels`` equal sub-blocks of every ``V`` / ``V.T`` span."""
+def guides(spans: list[Span], channels: int, d: int) -> list[float]:
+    """Faint sub-block lines inside each span: between the ``channels`` equal parts of a ``V`` (GCNN
+    orientations, image rows), and between the d slices of the first index of a tensor (T(2) as d rows
+    of d entries: an adjacency matrix)."""
     out: list[float] = []
     for s in spans:
         size = s.stop - s.start
-        if channels > 1 and s.label in ("V", "V.T") and size % channels == 0:
-            step = size // channels
-            out += [s.start + k * step - 0.5 for k in range(1, channels)]
+        parts = channels if s.order == 1 else (d if s.order >= 2 else 1)
+        if parts > 1 and size % parts == 0:
+            step = size // parts
+            out += [s.start + k * step - 0.5 for k in range(1, parts)]
     return out
 
 
@@ -165,14 +171,14 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
     stride = _stride(n_rows, n_cols, max_cells)
     row_spans = summands(out_rep)
     col_spans = summands(in_rep) if in_rep is not None else []
-    channels = rep.group.channels
+    channels, d = rep.group.channels, rep.group.d
     rows, cols = np.arange(0, n_rows, stride), np.arange(0, n_cols, stride)
     common = dict(shape=(n_rows, n_cols), rows=rows, cols=cols, rank=sol.rank, dim=sol.dim,
                   solver=sol.solver, seconds=sol.seconds, cached=sol.cached, group=str(rep.group),
                   rep_in=rep_in or (str(in_rep) if in_rep is not None else "Scalar"),
                   rep_out=rep_out or str(out_rep), stride=stride,
-                  row_spans=row_spans, col_spans=col_spans, row_guides=guides(row_spans, channels),
-                  col_guides=guides(col_spans, channels))
+                  row_spans=row_spans, col_spans=col_spans, row_guides=guides(row_spans, channels, d),
+                  col_guides=guides(col_spans, channels, d))
 
     def shown(flat: np.ndarray) -> np.ndarray:
         return flat.reshape(n_rows, n_cols)[::stride, ::stride]

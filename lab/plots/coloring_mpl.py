@@ -33,6 +33,9 @@ def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, t
         ax.set_xticks([])
         ax.set_yticks([])
         return im
+    for axis, n in ((ax.xaxis, data.shape[1]), (ax.yaxis, data.shape[0])):
+        if n <= 12:  # small matrices: one tick per entry, no fractional ticks
+            axis.set_ticks(range(n))
     if len(data.col_spans) > 1:
         ax.set_xticks([(s.start + s.stop - 1) / 2 for s in data.col_spans], [s.label for s in data.col_spans])
     if len(data.row_spans) > 1:
