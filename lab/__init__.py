@@ -8,7 +8,7 @@
 """
 from .errors import GroupError, LabError, MemoryLimitError, ParseError, RepError, SolverError
 from .groups import (C, D, GCNN, GROUPS, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm,
-                     Group, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
+                     Group, P4Grid, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
 from .reps import Rep, Scalar, T, V, Vstar, parse_rep
 from .solvers import Solution, solve
 
@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 __all__ = [
     "LabError", "GroupError", "ParseError", "RepError", "SolverError", "MemoryLimitError",
     "Group", "GROUPS", "parse_group", "group_catalog",
-    "Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "GCNN", "Cube", "RubiksCube",
+    "Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "P4Grid", "GCNN", "Cube", "RubiksCube",
     "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "U", "SU",
     "Rep", "V", "Vstar", "T", "Scalar", "parse_rep", "solve", "Solution",
 ]

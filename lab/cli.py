@@ -4,6 +4,8 @@
                         [--png FIGURE.png] [--npz BASIS.npz]
     lab groups
     lab presets
+    lab dynamics --experiment perm|trans|rot|custom --runs N --steps S [--strategies nom,aug,equi,...]
+                 [--lr LR] [--seed S] [--aug-passes L] [--exact-orbit] [--gamma G] [--device ...] [--out DIR] [--json]
 
 Bad input exits with code 2 and one line on stderr.
 """
@@ -37,6 +39,25 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--npz", metavar="FILE", help="write the basis (numpy .npz, see lab.export)")
     sub.add_parser("groups", help="list the groups with their arguments")
     sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
+    d = sub.add_parser("dynamics", help="train nominal / augmented / equivariant models and measure drift from E",
+                       description="Nordenfors et al.: the same MLP trained several ways from the same equivariant "
+                       "start; reports ||A - A0|| and ||Pi_perp A|| (medians over runs, final step).")
+    d.add_argument("--experiment", default="perm", choices=["perm", "trans", "rot", "custom"])
+    d.add_argument("--runs", type=int, default=5)
+    d.add_argument("--steps", type=int, default=None, help="gradient steps (default: the experiment's)")
+    d.add_argument("--strategies", default="nom,aug,equi", help="comma list of nom, aug, equi, aug_penalty")
+    d.add_argument("--lr", type=float, default=None, help="learning rate (default: the experiment's)")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--aug-passes", type=int, default=None, help="augmentation passes L per step")
+    d.add_argument("--exact-orbit", action="store_true", help="average over every group element (small groups)")
+    d.add_argument("--gamma", type=float, default=1.0, help="penalty weight of aug_penalty")
+    d.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    d.add_argument("--scale", default="small", choices=["small", "paper"], help="experiment size")
+    d.add_argument("--group", default=None, help='custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')
+    d.add_argument("--rep", default=None, help='custom: the input rep, e.g. "V", "T(2)"')
+    d.add_argument("--out", default=None, help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
+    d.add_argument("--no-save", action="store_true", help="do not save the run")
+    d.add_argument("--json", action="store_true", help="print one JSON object: strategy -> medians")
     return p
 
 
@@ -83,6 +104,48 @@ def _export(sol, png: str | None, npz: str | None) -> None:
         raise LabError(f"cannot write {err.filename}: {err.strerror}") from err
 
 
+def _dynamics(args) -> int:
+    from .dynamics import DynamicsConfig, Trainer
+    from .dynamics.store import save_run
+
+    options = {"group": args.group, "rep": args.rep}
+    if args.experiment != "custom" and args.rep:
+        raise LabError("--rep applies to --experiment custom only")
+    if args.experiment in ("perm", "rot") and args.group:
+        raise LabError(f"--group applies to --experiment custom or trans, not {args.experiment}")
+    config = DynamicsConfig(
+        experiment=args.experiment, scale=args.scale, runs=args.runs, steps=args.steps,
+        strategies=tuple(s.strip() for s in args.strategies.split(",") if s.strip()), lr=args.lr, seed=args.seed,
+        aug_passes=args.aug_passes, exact_orbit=args.exact_orbit, gamma=args.gamma, device=args.device,
+        options={k: v for k, v in options.items() if v is not None})
+    trainer = Trainer(config)
+
+    def report(tr, _records):
+        if not args.json:
+            print(f"\rstep {tr.step}/{tr.config.steps}  {tr.steps_per_second:.2f} steps/s", end="", file=sys.stderr,
+                  flush=True)
+
+    trainer.run(on_step=report)
+    if not args.json:
+        print(file=sys.stderr)
+    summary = trainer.summary()
+    if not args.no_save:
+        try:
+            path = save_run(trainer, args.out)
+        except OSError as err:
+            raise LabError(f"cannot save the run under {args.out or 'the results directory'}: {err}") from err
+        if not args.json:
+            print(f"saved {path}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}")
+        for s, v in summary.items():
+            print(f"{s:<12} {v['dist_from_init']:>10.4g} {v['dist_from_E']:>14.4g} {v['loss']:>8.4f} "
+                  f"{v['accuracy']:>9.3f}")
+    return 0
+
+
 def _presets() -> int:
     from .presets import PRESETS
 
@@ -109,6 +172,8 @@ def main(argv=None) -> int:
             return _basis(args)
         if args.command == "presets":
             return _presets()
+        if args.command == "dynamics":
+            return _dynamics(args)
         return _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

@@ -7,12 +7,12 @@ from ..errors import GroupError
 from ..text import TokenStream
 from .base import Group
 from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
-from .permutation import C4Grid, Cube, DihedralPerm, GCNN, RubiksCube, S, Trivial, Z, Alt
+from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
 from .product import DirectProduct
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
-    for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, GCNN, Cube, RubiksCube,
+    for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, Cube, RubiksCube,
                 C, D, SO, O, SO13p, SO13, O13, Sp, U, SU)
 }
 

@@ -301,6 +301,45 @@ class Group:
         s = np.where(img[: self.d] >= self.d, -1, 1)
         return p, s
 
+    @cached_property
+    def _transversal_arrays(self) -> list[np.ndarray]:
+        """Schreier-Sims basic transversals as arrays (level: |orbit| x 2d images), for vectorised sampling."""
+        G = self._sympy_group
+        G.schreier_sims()
+        size = 2 * self.d
+        out = []
+        for orbit, transversal in zip(G.basic_orbits, G.basic_transversals):
+            rows = []
+            for point in orbit:
+                img = list(transversal[point].array_form)
+                rows.append(img + list(range(len(img), size)))
+            out.append(np.array(rows, dtype=np.int64))
+        return out
+
+    def sample_signed(self, n: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` uniform random elements of a signed-permutation group as (perms, signs), each (n, d).
+
+        Element k maps basis vector e_j to ``signs[k, j] * e_{perms[k, j]}``.  Exactly uniform and
+        vectorised: one random transversal element per Schreier-Sims level, composed as sympy's
+        ``coset_unrank`` composes them (a bijection between uniform ranks and group elements).
+        """
+        if not self.is_signed_permutation:
+            raise GroupError(f"{self.name} is not a (signed) permutation group")
+        rng = np.random.default_rng(rng)
+        d = self.d
+        if self.num_discrete == 0:
+            return np.tile(np.arange(d), (n, 1)), np.ones((n, d), dtype=np.int8)
+        levels = self._transversal_arrays
+        if not levels:
+            img = np.tile(np.arange(2 * d), (n, 1))
+        else:
+            chosen = [T[rng.integers(len(T), size=n)] for T in levels]
+            img = chosen[-1]
+            for A in reversed(chosen[:-1]):  # h[i] = a0[a1[...a_{m-1}[i]]]
+                img = np.take_along_axis(A, img, axis=1)
+        first = img[:, :d]
+        return first % d, np.where(first >= d, -1, 1).astype(np.int8)
+
     def order(self) -> int | None:
         """The number of elements for finite groups (None for Lie groups or when unknown)."""
         if self.num_lie:

@@ -94,6 +94,20 @@ class C4Grid(Group):
         super().__init__(perms=[_grid_rotation(n)], d=n * n, name=f"C4Grid({n})")
 
 
+class P4Grid(Group):
+    """p4 = Z4 x| (Z_n x Z_n): cyclic shifts and 90-degree rotations of an n x n pixel grid (row-major)."""
+
+    description = "p4 group: cyclic shifts and 90-degree rotations of an n x n pixel grid"
+
+    def __init__(self, n: int):
+        n = _check_n("P4Grid", n)
+        i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        shift_i = (((i + 1) % n) * n + j).ravel()
+        shift_j = (i * n + (j + 1) % n).ravel()
+        super().__init__(perms=[shift_i, shift_j, _grid_rotation(n)], d=n * n, name=f"P4Grid({n})")
+        self.channels = n
+
+
 class GCNN(Group):
     """Z4 x| (Z_n x Z_n) acting on 4 n^2 (orientation, row, column), as in Cohen & Welling's p4 GCNN.
 

@@ -1,0 +1,215 @@
+"""Training dynamics (Nordenfors et al.): projections, Proposition 1, Corollary 1, strategies, batching, storage."""
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+
+from lab import parse_group, parse_rep
+from lab.dynamics import DynamicsConfig, Trainer
+from lab.dynamics.action import all_elements, apply, rep_signed_perm, sample_elements
+from lab.dynamics.data import sbm_graphs, shapes
+from lab.dynamics.projection import LayerSpace
+from lab.dynamics.store import load_run, save_run
+from lab.errors import GroupError, LabError
+
+
+def _rel(a, b):
+    num = math.sqrt(sum(float(((x - y) ** 2).sum()) for x, y in zip(a, b)))
+    return num / math.sqrt(sum(float((y ** 2).sum()) for y in b))
+
+
+def _norm(params):
+    return math.sqrt(sum(float((p ** 2).sum()) for p in params))
+
+
+@pytest.mark.parametrize("group, rep_in, rep_out", [
+    ("S(4)", "T(2)", "T(2)"), ("S(4)", "T(2)", "Scalar"), ("C4Grid(4)", "V", "V"), ("Z(4)*Z(4)", "V", "V"),
+    ("P4Grid(4)", "V", "V"), ("D(4)", "V", "T(2)"), ("DihedralPerm(5)", "V", "V")])
+def test_projection_is_the_brute_force_group_average(group, rep_in, rep_out, rng):
+    G = parse_group(group)
+    space = LayerSpace(G, rep_in, rep_out)
+    a, b = parse_rep(rep_in, G), parse_rep(rep_out, G)
+    W = rng.standard_normal((3, 2, b.size, a.size))
+    elements = G.elements()
+    avg = np.mean([np.einsum("ab,ocbd,de->ocae", b.rho(g), W, np.linalg.inv(a.rho(g))) for g in elements], axis=0)
+    np.testing.assert_allclose(space.project(torch.as_tensor(W)).numpy(), avg, atol=1e-12)
+
+
+def test_uniform_signed_sampling():
+    G = parse_group("S(4)")
+    perms, _ = G.sample_signed(24_000, rng=3)
+    counts = Counter(map(tuple, perms))
+    assert len(counts) == 24
+    chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
+    assert chi2 < 60  # 23 degrees of freedom: p ~ 1e-4 at 60
+    C4 = parse_group("C4Grid(3)")
+    valid = {tuple(np.abs(g).argmax(axis=0)) for g in C4.elements()}
+    p, _ = C4.sample_signed(200, rng=1)
+    assert {tuple(x) for x in p} == valid
+
+
+def test_group_action_on_data_matches_rho(rng):
+    G = parse_group("S(4)")
+    rep = parse_rep("T(2)+V+Scalar", G)
+    els = sample_elements(G, 3, np.random.default_rng(0))
+    x = torch.as_tensor(rng.standard_normal((5, rep.size)))
+    y = apply(els.operator(rep), x)
+    for r in range(3):
+        M = np.zeros((4, 4))
+        M[els.perms[r], np.arange(4)] = els.signs[r]
+        np.testing.assert_allclose(y[r].numpy(), x.numpy() @ rep.rho(M).T, atol=1e-14)
+    dest, sign = rep_signed_perm(rep, els.perms, els.signs)
+    assert all(sorted(d) == list(range(rep.size)) for d in dest)
+
+
+def test_exact_orbit_refuses_large_groups():
+    with pytest.raises(GroupError, match="elements"):
+        all_elements(parse_group("S(10)"))
+
+
+def test_sbm_labels_match_reachability_matrix():
+    A, y = sbm_graphs(60, 10, rng=5)
+    for adj, label in zip(A, y):
+        reach = np.linalg.matrix_power(np.eye(10, dtype=np.int64) + adj.astype(np.int64), 9)
+        assert bool(label) == bool(np.all(reach > 0))  # the paper's exact criterion, in integers
+    assert 0.2 < y.mean() < 0.9
+
+
+def test_shapes_masks():
+    X, M = shapes(40, 12, rng=2)
+    present = M.reshape(40, 2, -1).max(-1)
+    assert np.all(present.sum(1) == 1)  # one shape per image; the absent shape's mask is all zeros
+    np.testing.assert_array_equal(M.sum(1), X)
+
+
+@pytest.mark.parametrize("experiment, options", [("perm", {"nodes": 4, "graphs": 40}),
+                                                 ("rot", {"size": 6, "images": 30})])
+def test_proposition_1_exact_orbit_gradient_is_projected_nominal_gradient(experiment, options):
+    tr = Trainer(DynamicsConfig(experiment=experiment, runs=2, steps=1, strategies=("nom", "aug"),
+                                exact_orbit=True, options=options))
+    g_aug, _, _ = tr.gradient("aug")
+    g_nom, _, _ = tr.gradient("nom")
+    assert _rel(g_aug, tr.model.project(g_nom)) < 1e-8
+    assert _rel(g_aug, g_nom) > 1e-3  # and the statement is not vacuous: the nominal gradient leaves E
+
+
+def test_corollary_1_exact_augmentation_stays_in_E():
+    tr = Trainer(DynamicsConfig(experiment="perm", runs=2, steps=6, strategies=("nom", "aug"), exact_orbit=True,
+                                lr=0.2, options={"nodes": 4, "graphs": 40}))
+    tr.run()
+    A = tr.params["aug"]
+    outside = [a - p for a, p in zip(A, tr.model.project(A))]
+    assert _norm(outside) / _norm(A) < 1e-10
+    nom = tr.params["nom"]
+    assert _norm([a - p for a, p in zip(nom, tr.model.project(nom))]) / _norm(nom) > 1e-4
+
+
+def test_equi_stays_in_E_to_rounding():
+    tr = Trainer(DynamicsConfig(experiment="trans", runs=2, steps=5, strategies=("equi",),
+                                options={"images": 100}))
+    tr.run()
+    A = tr.params["equi"]
+    assert _norm([a - p for a, p in zip(A, tr.model.project(A))]) / _norm(A) < 1e-10
+    assert tr.summary()["equi"]["dist_from_init"] > 1e-3  # it did move
+
+
+def test_sampled_augmentation_stays_ten_times_closer_than_nominal_perm_defaults():
+    tr = Trainer(DynamicsConfig(experiment="perm", strategies=("nom", "aug")))
+    tr.run()
+    s = tr.summary()
+    assert s["aug"]["dist_from_E"] * 10 <= s["nom"]["dist_from_E"]
+    assert s["nom"]["dist_from_init"] > 0 and s["aug"]["dist_from_E"] > 0
+
+
+def test_penalty_pulls_augmentation_towards_E():
+    cfg = dict(experiment="rot", runs=2, steps=8, strategies=("aug", "aug_penalty"), gamma=1.5,
+               options={"images": 60, "size": 8})
+    s = Trainer(DynamicsConfig(**cfg)).summary()  # step 0: all at A0
+    assert s["aug"]["dist_from_E"] < 1e-12
+    tr = Trainer(DynamicsConfig(**cfg))
+    tr.run()
+    s = tr.summary()
+    assert s["aug_penalty"]["dist_from_E"] < s["aug"]["dist_from_E"]
+
+
+def test_batched_runs_follow_the_same_trajectories_as_runs_one_by_one():
+    cfg = dict(experiment="custom", steps=3, strategies=("nom", "aug"), options={"group": "S(5)"})
+    batched = Trainer(DynamicsConfig(runs=3, **cfg))
+    batched.run()
+    for r in range(3):
+        alone = Trainer(DynamicsConfig(runs=1, run_ids=(r,), **cfg))
+        alone.run()
+        for s in ("nom", "aug"):
+            for p_b, p_a in zip(batched.params[s], alone.params[s]):
+                torch.testing.assert_close(p_b[r], p_a[0], rtol=1e-10, atol=1e-12)
+
+
+def test_a_diverging_run_is_stopped_alone():
+    tr = Trainer(DynamicsConfig(experiment="custom", runs=3, steps=3, strategies=("nom",),
+                                options={"group": "Z(5)"}))
+    tr.params["nom"][1][1] = torch.full_like(tr.params["nom"][1][1], float("inf"))
+    tr.run()
+    assert tr.diverged_at["nom"] == [None, 1, None]
+    last = [r for r in tr.records if r["step"] == 3 and r["layer"] == "total"]
+    assert [r["diverged"] for r in last] == [False, True, False]
+    assert math.isnan(last[1]["dist_from_E"]) and all(math.isfinite(last[i]["dist_from_init"]) for i in (0, 2))
+    assert tr.summary()["nom"]["diverged_runs"] == 1 and math.isfinite(tr.summary()["nom"]["loss"])
+
+
+def test_records_every_step_per_layer_and_total():
+    tr = Trainer(DynamicsConfig(experiment="perm", runs=2, steps=3, strategies=("nom",),
+                                options={"nodes": 5, "graphs": 30}))
+    tr.run()
+    layers = {r["layer"] for r in tr.records}
+    assert layers == {"total", *tr.layer_names}
+    assert sorted({r["step"] for r in tr.records}) == [0, 1, 2, 3]
+    assert tr.dim_ratio == pytest.approx((15 * 8 + 2 * 8 * 16) / (625 * 8 + 25 * 8 * 16))
+    # total combines the two layers that have an equivariant subspace, as a root of summed squares
+    step3 = {r["layer"]: r for r in tr.records if r["step"] == 3 and r["run"] == 0}
+    eq = [n for n, e in zip(tr.layer_names, tr.equivariant_layers) if e]
+    assert step3["total"]["dist_from_E"] == pytest.approx(math.hypot(*(step3[n]["dist_from_E"] for n in eq)))
+
+
+def test_save_and_load_round_trip(tmp_path):
+    tr = Trainer(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
+    tr.run()
+    path = save_run(tr, tmp_path, status="stopped")
+    assert not any(p.name.startswith(".tmp") for p in tmp_path.iterdir())
+    run = load_run(path)
+    assert run.meta["status"] == "stopped" and run.config["experiment"] == "custom"
+    assert len(run.metrics) == len(tr.records)
+    final = run.metrics[(run.metrics.step == 2) & (run.metrics.layer == "total") & (run.metrics.strategy == "nom")]
+    assert final.dist_from_E.median() == pytest.approx(tr.summary()["nom"]["dist_from_E"])
+    with pytest.raises(LabError):
+        load_run(tmp_path / "nothing")
+
+
+def test_config_errors_are_typed():
+    with pytest.raises(LabError, match="strategy"):
+        DynamicsConfig(strategies=("sgd",)).validate()
+    with pytest.raises(LabError, match="learning rate"):
+        DynamicsConfig(lr=-1).validate()
+    with pytest.raises(LabError, match="experiment"):
+        DynamicsConfig(experiment="mnist").validate()
+    with pytest.raises(LabError, match="unstable"):
+        DynamicsConfig(experiment="rot", strategies=("aug_penalty",), gamma=5.0).validate()
+
+
+def test_cli_json_contract(tmp_path, capsys):
+    from lab.cli import main
+
+    code = main(["dynamics", "--experiment", "custom", "--runs", "2", "--steps", "2", "--strategies",
+                 "nom,aug,equi,aug_penalty", "--out", str(tmp_path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and set(out) == {"nom", "aug", "equi", "aug_penalty"}
+    for v in out.values():
+        assert {"dist_from_init", "dist_from_E"} <= set(v)
+    assert out["equi"]["dist_from_E"] < 1e-10 < out["nom"]["dist_from_E"]
+    assert len(list(tmp_path.iterdir())) == 1
+    assert main(["dynamics", "--experiment", "perm", "--exact-orbit", "--runs", "1", "--steps", "1"]) == 2
+    assert "elements" in capsys.readouterr().err
