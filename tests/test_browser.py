@@ -75,3 +75,43 @@ def test_basis_explorer_in_chromium():
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_failure.png"), full_page=True)
             raise
+
+
+def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
+    require_chromium()
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))  # the served app saves its runs here
+    with panel_server() as (url, log), chromium_page(1500, 1300) as page:
+        try:
+            page.goto(url)
+            expect(page.locator(".basis-info")).to_contain_text("r = ", timeout=60_000)
+            page.get_by_text("Training dynamics").click()
+            page.locator(".dyn-experiment select").select_option("custom")
+            expect(page.locator(".dyn-steps input")).to_have_value("30")  # the experiment's defaults arrived
+            for cls, value in ((".dyn-runs", "3"), (".dyn-steps", "60")):
+                box = page.locator(f"{cls} input")
+                box.fill(value)
+                box.press("Tab")
+            page.locator(".dyn-start button").click()
+            status = page.locator(".dyn-status")
+            expect(status).to_contain_text("step", timeout=60_000)
+
+            def step():
+                text = page.locator(".dyn-status p").first.inner_text()
+                return int(text.split("step ")[1].split("/")[0]) if "step " in text else -1
+
+            first = step()
+            page.wait_for_timeout(2_500)
+            assert step() > first  # the run advances while the page shows it
+            expect(status).to_contain_text("finished", timeout=120_000)
+            expect(status).to_contain_text("step 60/60")
+            expect(page.locator(".dyn-drift canvas").first).to_be_visible()
+            expect(page.locator(".dyn-layers")).to_contain_text("total")
+            page.screenshot(path=str(ARTIFACTS / "training_dynamics.png"), full_page=True)
+            assert len(list(tmp_path.iterdir())) == 1  # the finished run was saved
+            assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
+        except Exception:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "training_dynamics_failure.png"), full_page=True)
+            raise
