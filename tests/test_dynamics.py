@@ -213,3 +213,26 @@ def test_cli_json_contract(tmp_path, capsys):
     assert len(list(tmp_path.iterdir())) == 1
     assert main(["dynamics", "--experiment", "perm", "--exact-orbit", "--runs", "1", "--steps", "1"]) == 2
     assert "elements" in capsys.readouterr().err
+
+
+def test_relative_dimensions_of_appendix_e2_groups():
+    # V -> V on the 8 x 8 grid: convolutions (64); C4 orbits of pixel pairs (4096 / 4, no fixed pixel for
+    # even n); a convolution per row pair (8 * 8 * 8); convolutions with C4-symmetric filters: Burnside on
+    # the 64 offsets, (64 + 2 + 4 + 2) / 4 = 18
+    from lab.dynamics.experiments import RELDIM_GROUPS
+
+    expected = {"Trans": 64, "Rot": 1024, "OneDTrans": 512, "TransRot": 18}
+    for setting, group in RELDIM_GROUPS.items():
+        assert LayerSpace(parse_group(group), "V", "V").rank == expected[setting], setting
+    invariants = {"Trans": 1, "Rot": 16, "OneDTrans": 8, "TransRot": 1}
+    for setting, group in RELDIM_GROUPS.items():
+        assert LayerSpace(parse_group(group), "V", "Scalar").rank == invariants[setting], setting
+
+
+def test_relative_dimension_table():
+    from lab.dynamics.reldim import relative_dimension
+
+    table = relative_dimension({"Trans": "Z(8)*Z(8)", "Rot": "C4Grid(8)"}, runs=2, steps=3, images=60)
+    assert list(table.setting) == ["Trans", "Rot"]
+    assert table.dim_E_over_dim_L.iloc[1] > table.dim_E_over_dim_L.iloc[0]
+    assert (table.aug_over_nom > 0).all() and (table.nom_dist_from_E > 0).all()
