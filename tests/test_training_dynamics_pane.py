@@ -75,3 +75,13 @@ def test_bad_settings_are_an_inline_error(pane):
     assert _wait(pane, lambda: not pane.running)
     pane.poll()
     assert pane._error.visible and "unknown group" in pane._error.object
+
+
+def test_trans_takes_a_group_for_the_one_dimensional_variant(tmp_path):
+    pane = TrainingDynamics(results=str(tmp_path))
+    pane.experiment = "trans"
+    assert pane.group == "Z(8)*Z(8)" and pane._custom.visible and not pane._rep_w.visible
+    pane.group = "Trivial(8)*Z(8)"
+    config = pane.config().validate()
+    assert config.options == {"group": "Trivial(8)*Z(8)"}
+    assert config.steps == 30  # the experiment's defaults were loaded

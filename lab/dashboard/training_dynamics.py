@@ -37,7 +37,8 @@ class TrainingDynamics(pn.viewable.Viewer):
     gamma = param.Number(default=1.0, bounds=(0, None), doc="weight of the penalty γ‖Π_E⊥ A‖²")
     seed = param.Integer(default=0)
     device = param.Selector(default="auto", objects=["auto", "cpu", "cuda"])
-    group = param.String(default="S(6)", doc="custom experiment: the group")
+    group = param.String(default="S(6)", doc="custom: any real group; trans: a group on the 8 x 8 grid, e.g. "
+                         "Trivial(8)*Z(8) for x-shifts only, C4Grid(8), P4Grid(8)")
     rep = param.String(default="V", doc="custom experiment: the input representation")
     log_scale = param.Boolean(default=False, doc="logarithmic y axis on the drift plots")
 
@@ -72,9 +73,9 @@ class TrainingDynamics(pn.viewable.Viewer):
         self._start_b.on_click(lambda e: self.start())
         self._pause_b.on_click(lambda e: self.resume() if self._pause.is_set() else self.pause())
         self._stop_b.on_click(lambda e: self.stop(wait=False))
-        self._custom = pn.Column(pn.widgets.TextInput.from_param(p.group, name="Group"),
-                                 pn.widgets.TextInput.from_param(p.rep, name="Input rep"),
-                                 visible=self.experiment == "custom")
+        self._group_w = pn.widgets.TextInput.from_param(p.group, name="Group")
+        self._rep_w = pn.widgets.TextInput.from_param(p.rep, name="Input rep")
+        self._custom = pn.Column(self._group_w, self._rep_w, visible=self.experiment in ("custom", "trans"))
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.experiment, name="Experiment", css_classes=["dyn-experiment"]),
             self._custom,
@@ -118,8 +119,10 @@ class TrainingDynamics(pn.viewable.Viewer):
 
     def _on_experiment(self, event):
         d = DEFAULTS[event.new]
-        self.param.update(steps=d["steps"], lr=d["lr"], aug_passes=d["aug_passes"])
-        self._custom.visible = event.new == "custom"
+        group = {"trans": "Z(8)*Z(8)", "custom": "S(6)"}.get(event.new, self.group)
+        self.param.update(steps=d["steps"], lr=d["lr"], aug_passes=d["aug_passes"], group=group)
+        self._custom.visible = event.new in ("custom", "trans")
+        self._rep_w.visible = event.new == "custom"
 
     # ------------------------------------------------------------------ control
     @property
@@ -127,7 +130,8 @@ class TrainingDynamics(pn.viewable.Viewer):
         return self.worker is not None and self.worker.is_alive()
 
     def config(self) -> DynamicsConfig:
-        options = {"group": self.group, "rep": self.rep} if self.experiment == "custom" else {}
+        options = ({"group": self.group, "rep": self.rep} if self.experiment == "custom" else
+                   {"group": self.group} if self.experiment == "trans" else {})
         return DynamicsConfig(experiment=self.experiment, scale=self.scale, runs=self.runs, steps=self.steps,
                               strategies=tuple(self.strategies), lr=self.lr, seed=self.seed,
                               aug_passes=self.aug_passes, exact_orbit=self.exact_orbit, gamma=self.gamma,
