@@ -38,7 +38,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def panel_server(app: str = "app.py", timeout: float = 90.0):
+def panel_server(app: str = "app.py", timeout: float = 90.0, extra_args: tuple[str, ...] = ()):
     """``panel serve app`` on a free local port; yields (app URL, server log path); the server dies on exit,
     pass or fail."""
     port = free_port()
@@ -47,7 +47,7 @@ def panel_server(app: str = "app.py", timeout: float = 90.0):
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", app, "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}"],
+             f"--allow-websocket-origin=127.0.0.1:{port}", *extra_args],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}/{Path(app).stem}"
         try:

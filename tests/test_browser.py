@@ -115,3 +115,32 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "training_dynamics_failure.png"), full_page=True)
             raise
+
+
+def test_closing_the_page_stops_its_training_thread(tmp_path, monkeypatch):
+    require_chromium()
+    import json
+    import time
+
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    fast_cleanup = ("--check-unused-sessions", "500", "--unused-session-lifetime", "500")
+    with panel_server(extra_args=fast_cleanup) as (url, log), chromium_page() as page:
+        page.goto(url)
+        expect(page.locator(".basis-info")).to_contain_text("r = ", timeout=60_000)
+        page.get_by_text("Training dynamics").click()
+        page.locator(".dyn-experiment select").select_option("custom")
+        expect(page.locator(".dyn-steps input")).to_have_value("30")
+        page.locator(".dyn-steps input").fill("100000")
+        page.locator(".dyn-steps input").press("Tab")
+        page.locator(".dyn-start button").click()
+        expect(page.locator(".dyn-status")).to_contain_text("training", timeout=60_000)
+        page.close()  # the session ends: its worker must stop and save the run as stopped
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not list(tmp_path.glob("*/config.json")):
+            time.sleep(0.5)
+        saved = list(tmp_path.glob("*/config.json"))
+        assert len(saved) == 1, "the training thread did not stop when the page closed"
+        meta = json.loads(saved[0].read_text())
+        assert meta["status"] == "stopped" and meta["steps_done"] < 100000
