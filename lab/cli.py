@@ -58,6 +58,26 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default=None, help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
     d.add_argument("--no-save", action="store_true", help="do not save the run")
     d.add_argument("--json", action="store_true", help="print one JSON object: strategy -> medians")
+    s = sub.add_parser("discover", help="learn a parameter-sharing matrix A from data (Yeh et al.)",
+                       description="Bi-level learning of vec(W) = A psi; reports the partition distance to the truth.")
+    s.add_argument("--task", default="gaussian", choices=["gaussian", "conv", "group", "sum", "msr"])
+    s.add_argument("--K", type=int, default=5, help="gaussian: entries")
+    s.add_argument("--blocks", type=int, default=3, help="gaussian: true blocks")
+    s.add_argument("--samples", type=int, default=100, help="gaussian: |D|")
+    s.add_argument("--split", type=float, default=0.3, help="gaussian: training fraction r")
+    s.add_argument("--sigma", type=float, default=1.0, help="gaussian: noise level")
+    s.add_argument("--group", default="Z(4)", help="group task: a permutation group")
+    s.add_argument("--rep-in", default="V", help="group task: input rep")
+    s.add_argument("--rep-out", default="V", help="group task: output rep")
+    s.add_argument("--positions", type=int, default=5, help="sum task: sequence positions")
+    s.add_argument("--steps", type=int, default=None, help="outer steps (default: the task's)")
+    s.add_argument("--lr", type=float, default=None)
+    s.add_argument("--entropy", type=float, default=1e-2, help="weight of the entropy penalty H(A)")
+    s.add_argument("--nuclear", type=float, default=1e-2, help="weight of the nuclear norm of A")
+    s.add_argument("--restarts", type=int, default=3)
+    s.add_argument("--trials", type=int, default=1)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true", help="print one JSON object (partition_distance, mse_gap, ...)")
     return p
 
 
@@ -146,6 +166,51 @@ def _dynamics(args) -> int:
     return 0
 
 
+def _discover(args) -> int:
+    import numpy as np
+
+    from .sharing.bilevel import learn_sharing
+    from .sharing.tasks import GaussianTask, conv_task, group_task, sum_task
+
+    if args.task == "msr":
+        raise LabError("the msr task (meta-learned symmetry matrix) is not in the command line yet: use "
+                       "lab.sharing.msr from Python")
+    if args.trials < 1 or args.restarts < 1:
+        raise LabError("--trials and --restarts must be at least 1")
+    results = []
+    for t in range(args.trials):
+        seed = args.seed + t
+        if args.task == "gaussian":
+            task = GaussianTask(K=args.K, blocks=args.blocks, samples=args.samples, split=args.split,
+                                sigma=args.sigma, seed=seed)
+        elif args.task == "conv":
+            task = conv_task(seed=seed)
+        elif args.task == "group":
+            task = group_task(args.group, args.rep_in, args.rep_out, seed=seed)
+        else:
+            task = sum_task(positions=args.positions, seed=seed)
+        results.append(learn_sharing(task, steps=args.steps, lr=args.lr, entropy=args.entropy,
+                                     nuclear=args.nuclear, restarts=args.restarts, seed=seed))
+    out = {"task": args.task, "trials": args.trials,
+           "partition_distance": float(np.mean([r.partition_distance for r in results])),
+           "steps_per_second": float(np.mean([r.steps_per_second for r in results]))}
+    if results[0].mse_gap is not None:
+        out["mse_gap"] = float(np.mean([r.mse_gap for r in results]))
+        out["gap_bound"] = task.gap_bound()
+    if results[0].test_loss is not None:
+        out["test_loss"] = float(np.mean([r.test_loss for r in results]))
+        out["gt_test_loss"] = float(np.mean([r.gt_test_loss for r in results]))
+    if len(results) == 1:
+        out["labels"] = results[0].labels.tolist()
+        out["ground_truth"] = task.gt.tolist()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(f"{k:<20} {v}")
+    return 0
+
+
 def _presets() -> int:
     from .presets import PRESETS
 
@@ -174,6 +239,8 @@ def main(argv=None) -> int:
             return _presets()
         if args.command == "dynamics":
             return _dynamics(args)
+        if args.command == "discover":
+            return _discover(args)
         return _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)
