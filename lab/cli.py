@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rep-in", default="V", help="group task: input rep")
     s.add_argument("--rep-out", default="V", help="group task: output rep")
     s.add_argument("--positions", type=int, default=5, help="sum task: sequence positions")
+    s.add_argument("--rank", type=int, default=1, help="msr: rank of the filter basis (1 = convolution)")
+    s.add_argument("--kernel", type=int, default=3, help="msr: filter size")
+    s.add_argument("--tasks", type=int, default=100, help="msr: number of meta-training tasks")
+    s.add_argument("--sparsity", default="exclusive", choices=["none", "exclusive", "group"], help="msr: prox")
+    s.add_argument("--lam", type=float, default=1e-3, help="msr: sparsity weight")
     s.add_argument("--steps", type=int, default=None, help="outer steps (default: the task's)")
     s.add_argument("--lr", type=float, default=None)
     s.add_argument("--entropy", type=float, default=1e-2, help="weight of the entropy penalty H(A)")
@@ -172,11 +177,10 @@ def _discover(args) -> int:
     from .sharing.bilevel import learn_sharing
     from .sharing.tasks import GaussianTask, conv_task, group_task, sum_task
 
-    if args.task == "msr":
-        raise LabError("the msr task (meta-learned symmetry matrix) is not in the command line yet: use "
-                       "lab.sharing.msr from Python")
     if args.trials < 1 or args.restarts < 1:
         raise LabError("--trials and --restarts must be at least 1")
+    if args.task == "msr":
+        return _discover_msr(args)
     results = []
     for t in range(args.trials):
         seed = args.seed + t
@@ -208,6 +212,27 @@ def _discover(args) -> int:
     else:
         for k, v in out.items():
             print(f"{k:<20} {v}")
+    return 0
+
+
+def _discover_msr(args) -> int:
+    import numpy as np
+
+    from .sharing.msr import LocallyConnected, meta_learn
+
+    family = LocallyConnected(kernel=args.kernel, rank=args.rank, seed=args.seed)
+    kw = dict(tasks=args.tasks, steps=args.steps or 600, seed=args.seed)
+    losses, base, fc = [], [], []
+    for t in range(args.trials):
+        kw["seed"] = args.seed + t
+        losses.append(meta_learn(family, sparsity=args.sparsity, lam=args.lam, **kw).test_loss)
+        base.append(meta_learn(family, sparsity="none", **kw).test_loss)
+        fc.append(meta_learn(family, model="fc", **kw).test_loss)
+    out = {"task": "msr", "trials": args.trials, "partition_distance": None,
+           "test_loss": float(np.mean(losses)), "test_loss_without_sparsity": float(np.mean(base)),
+           "test_loss_fully_connected": float(np.mean(fc)), "sparsity": args.sparsity, "rank": args.rank,
+           "kernel": args.kernel, "tasks": args.tasks}
+    print(json.dumps(out) if args.json else "\n".join(f"{k:<28} {v}" for k, v in out.items()))
     return 0
 
 

@@ -243,3 +243,14 @@ def test_channel_guides_split_v_into_equal_sub_blocks():
     assert data.row_guides == [] and data.col_guides == [3.5, 7.5, 11.5]
     data, _ = basis_coloring("S(3)", "V+T(2)", "2*V")
     assert data.row_guides == [] and data.col_guides == [5.5, 8.5]  # inside the T(2) block at 3..11
+
+
+def test_single_column_and_single_row_matrices_draw():
+    import holoviews as hv
+
+    from lab.plots.coloring_hv import coloring_plot
+
+    for rep_in, rep_out in (("Scalar", "V"), ("V", "Scalar")):
+        data, _ = basis_coloring("S(5)", rep_in, rep_out)
+        hv.render(coloring_plot(data))  # HoloViews cannot infer a cell size from one row or column
+        assert data.rank == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 PANES: list[tuple[str, str]] = [
     ("Basis explorer", "lab.dashboard.basis_explorer:BasisExplorer"),
     ("Training dynamics", "lab.dashboard.training_dynamics:TrainingDynamics"),
+    ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
 ]
 
 

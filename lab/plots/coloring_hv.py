@@ -51,12 +51,20 @@ def _boundaries(data: ColoringData) -> list:
     return out
 
 
+def _bounds(xs: np.ndarray, ys: np.ndarray) -> tuple[float, float, float, float]:
+    """Explicit image bounds: HoloViews cannot infer a cell size from a single row or column."""
+    dx = xs[1] - xs[0] if len(xs) > 1 else 1
+    dy = ys[1] - ys[0] if len(ys) > 1 else 1
+    return (xs[0] - dx / 2, ys[0] - dy / 2, xs[-1] + dx / 2, ys[-1] + dy / 2)
+
+
 def _image(data: ColoringData, arrays: list[np.ndarray], vdims: list[str], **opts) -> hv.Image:
     """An hv.Image over (column, row) with the entry's integer row and column as extra value dimensions
     (the image's own coordinates are continuous, so hovering them would show fractions)."""
     xs, ys = data.cols, data.rows
     rows, cols = np.meshgrid(ys, xs, indexing="ij")
-    img = hv.Image((xs, ys, *arrays, rows, cols), kdims=["x", "y"], vdims=[*vdims, "row", "column"])
+    img = hv.Image((xs, ys, *arrays, rows, cols), kdims=["x", "y"], vdims=[*vdims, "row", "column"],
+                   bounds=_bounds(xs, ys))
     fw, fh = _frame((len(ys), len(xs)), opts.pop("max_side", MAX_SIDE))
     xlabel = f"input: {data.rep_in}" if data.rep_in else "column"
     base = dict(invert_yaxis=True, frame_width=fw, frame_height=fh, xlabel=xlabel,
