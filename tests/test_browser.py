@@ -144,3 +144,27 @@ def test_closing_the_page_stops_its_training_thread(tmp_path, monkeypatch):
         assert len(saved) == 1, "the training thread did not stop when the page closed"
         meta = json.loads(saved[0].read_text())
         assert meta["status"] == "stopped" and meta["steps_done"] < 100000
+
+
+def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
+    require_chromium()
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    with panel_server() as (url, log), chromium_page(1500, 1300) as page:
+        try:
+            page.goto(url)
+            expect(page.locator(".basis-info")).to_contain_text("r = ", timeout=60_000)
+            page.get_by_text("Sharing discovery").click()
+            page.locator(".shr-start button").click()
+            status = page.locator(".shr-status")
+            expect(status).to_contain_text("partition distance", timeout=60_000)
+            expect(status).to_contain_text("final partition distance 0", timeout=60_000)
+            expect(page.locator(".shr-weights canvas").first).to_be_visible()
+            page.screenshot(path=str(ARTIFACTS / "sharing_discovery.png"), full_page=True)
+            assert len(list((tmp_path / "sharing").iterdir())) == 1
+            assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
+        except Exception:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "sharing_discovery_failure.png"), full_page=True)
+            raise

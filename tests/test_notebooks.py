@@ -9,7 +9,8 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
-BUDGET = {"01_groups_and_bases.ipynb": 60, "02_augmentation_vs_equivariance.ipynb": 120}  # seconds the issues allow
+BUDGET = {"01_groups_and_bases.ipynb": 60, "02_augmentation_vs_equivariance.ipynb": 120,
+          "03_sharing_discovery.ipynb": 120}  # seconds the issues allow
 
 
 @pytest.mark.notebook

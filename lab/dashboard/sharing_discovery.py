@@ -13,7 +13,8 @@ import panel as pn
 import param
 
 from ..errors import LabError
-from ..plots.sharing_hv import a_heatmap, curves, gt_heatmap, u_histogram, u_picture, weights_coloring
+from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
+                                 weights_coloring)
 from ..sharing.bilevel import DEFAULTS, learn_sharing
 from ..sharing.msr import LocallyConnected, meta_learn
 from ..sharing.store import list_sharing, load_sharing, save_sharing, sharing_dir
@@ -92,14 +93,20 @@ class SharingDiscovery(pn.viewable.Viewer):
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
         self._gt_pane = pn.pane.HoloViews(self._draw_gt(None))  # static: redrawn only when a run starts
+        self._w_pane = pn.pane.HoloViews(None, css_classes=["shr-weights"])
+        self._w_dmap((1, 1))
         self._slider = pn.widgets.IntSlider(name="history (snapshot)", start=0, end=1, value=0, width=420)
         self._slider.param.watch(lambda e: self._send(frame=False), "value")
         self._m1 = pn.Column(
-            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])),
-                   self._gt_pane,
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_w, streams=[self._pipe]), css_classes=["shr-weights"])),
-            self._slider,
-            pn.pane.HoloViews(hv.DynamicMap(self._draw_curves, streams=[self._slow_pipe]), css_classes=["shr-curves"]))
+            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])), self._gt_pane),
+            pn.Row(self._w_pane,
+                   pn.Column(self._slider, pn.pane.Markdown(
+                       "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
+                       "they are matched to. Drag the slider to scrub back through the saved history of A.",
+                       width=420))),
+            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
+                                     css_classes=["shr-curves"]),
+                   pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe]))))
         self._m2 = pn.Column(
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
                    pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe]))),
@@ -132,30 +139,41 @@ class SharingDiscovery(pn.viewable.Viewer):
 
     def _draw_a(self, data):
         A = self._snapshot(data)
-        if A is None or data.get("method") != 1:
-            return hv.Image(np.zeros((2, 2))).opts(frame_width=260, frame_height=260, title="A (learned)")
+        if A is None or data.get("method") != 1:  # a placeholder with the same options as the real plot
+            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A (learned): press Start")
         return a_heatmap(A, data["gt"])
 
     def _draw_gt(self, data):
         if not data or data.get("method") != 1:
-            return hv.Image(np.zeros((2, 2))).opts(frame_width=260, frame_height=260, title="A_gt (ground truth)")
+            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A_gt (ground truth)")
         return gt_heatmap(data["gt"])
 
-    def _draw_w(self, data):
-        A = self._snapshot(data)
-        if A is None or data.get("method") != 1:
-            return weights_coloring(np.zeros(1, dtype=np.int64), (1, 1), "implied W (waiting)")
-        return weights_coloring(A.argmax(1), data["shape"], "implied W")
+    def _w_dmap(self, shape):
+        """A fresh DynamicMap for the implied weights: its frame size follows the first frame, so every run
+        (whose weight shape may differ) gets one whose placeholder already has the right shape."""
+        def draw(data):
+            A = self._snapshot(data)
+            if A is None or data.get("method") != 1:
+                return weights_coloring(np.zeros(int(np.prod(shape)), dtype=np.int64), shape, "implied W")
+            return weights_coloring(A.argmax(1), data["shape"], "implied W")
 
-    def _draw_curves(self, data):
-        hist = [h for h in (data or {}).get("history") or [] if "upper" in h] or [
+        self._w_pane.object = hv.DynamicMap(draw, streams=[self._pipe])
+
+    @staticmethod
+    def _method1_history(data):
+        return [h for h in (data or {}).get("history") or [] if "upper" in h] or [
             {"step": 0, "upper": 0, "lower": 0, "entropy": 0, "nuclear": 0, "partition_distance": 0}]
-        return curves(hist)
+
+    def _draw_losses(self, data):
+        return loss_curves(self._method1_history(data))
+
+    def _draw_penalties(self, data):
+        return penalty_curves(self._method1_history(data))
 
     def _draw_u(self, data):
         U = (data or {}).get("U")
         if U is None:
-            return hv.Image(np.zeros((2, 2))).opts(frame_width=260, frame_height=200, title="max_k |U|")
+            return u_picture(np.zeros((4, 1)), 2, 2, "max_k |U|: press Start")
         return u_picture(U, data["n_out"], data["n_in"], f"max_k |U| ({data.get('label', '')})")
 
     def _draw_hist(self, data):
@@ -212,6 +230,7 @@ class SharingDiscovery(pn.viewable.Viewer):
                        (task.K, 1) if task.name == "sum" else (1, task.K))
             self._state = {"phase": "learning", "view": {"method": 1, "gt": task.gt, "shape": w_shape}}
             self._gt_pane.object = gt_heatmap(task.gt)
+            self._w_dmap(w_shape)
             target = lambda: self._work_bilevel(task, cfg)  # noqa: E731
         else:
             self._state = {"phase": "learning", "view": {"method": 2, "n_out": family.n_out, "n_in": family.n_in}}
@@ -366,6 +385,7 @@ class SharingDiscovery(pn.viewable.Viewer):
                            "view": {"method": 1, "gt": gt, "shape": shape}}
             self._m1.visible, self._m2.visible = True, False
             self._gt_pane.object = gt_heatmap(gt)
+            self._w_dmap(shape)
             self._slider.end = max(len(self.snapshots) - 1, 1)
             self._slider.value = len(self.snapshots) - 1
         self._send(final=True)

@@ -47,23 +47,28 @@ def weights_coloring(labels: np.ndarray, shape: tuple[int, int], title: str):
                         labels=lab.astype(np.int32), signs=np.ones(shape, dtype=np.int8), values=None,
                         row_spans=[Span("", 0, shape[0])], col_spans=[Span("", 0, shape[1])],
                         rank=int(lab.max()) + 1, dim=lab.size, group=title, rep_in="in", rep_out="out")
-    return coloring_plot(data).opts(title=f"{title}: {int(lab.max()) + 1} shared parameters")
+    return coloring_plot(data).opts(title=f"{title} ({int(lab.max()) + 1} params)")
 
 
-def curves(history: list[dict], width: int = 340, height: int = 220):
-    """Two plots: upper and lower loss; entropy, nuclear norm and partition distance (similar scales)."""
-    steps = [h["step"] for h in history]
+def _curve(history, key, label, color):
+    return hv.Curve(([h["step"] for h in history], [h[key] for h in history]), "step", "value", label=label).opts(
+        color=color, line_width=2, framewise=True)
 
-    def curve(key, label, color):
-        return hv.Curve((steps, [h[key] for h in history]), "step", "value", label=label).opts(
-            color=color, line_width=2, framewise=True)
 
-    loss = (curve("upper", "upper (validation)", "#d62728") * curve("lower", "lower (training)", "#1f77b4")).opts(
-        title="losses", legend_position="top_right")
-    shape = (curve("entropy", "entropy H(A)", "#2ca02c") * curve("nuclear", "nuclear norm ‖A‖*", "#9467bd") *
-             curve("partition_distance", "partition distance", "#ff7f0e")).opts(
-        title="penalties and partition distance", legend_position="top_right")
-    return hv.Layout([p.opts(width=width, height=height, show_grid=True) for p in (loss, shape)]).cols(2)
+def loss_curves(history: list[dict], width: int = 340, height: int = 220):
+    """Upper (validation) and lower (training) loss against the outer step."""
+    return (_curve(history, "upper", "upper (validation)", "#d62728") *
+            _curve(history, "lower", "lower (training)", "#1f77b4")).opts(
+        title="losses", legend_position="top_right", width=width, height=height, show_grid=True)
+
+
+def penalty_curves(history: list[dict], width: int = 340, height: int = 220):
+    """Entropy, nuclear norm and partition distance against the outer step (similar scales)."""
+    return (_curve(history, "entropy", "entropy H(A)", "#2ca02c") *
+            _curve(history, "nuclear", "nuclear norm ‖A‖*", "#9467bd") *
+            _curve(history, "partition_distance", "partition distance", "#ff7f0e")).opts(
+        title="penalties and partition distance", legend_position="top_right", width=width, height=height,
+        show_grid=True)
 
 
 def u_picture(U: np.ndarray, n_out: int, n_in: int, title: str = "max_k |U|", size: int = 260):

@@ -1,0 +1,82 @@
+"""Static sharing-discovery figures (matplotlib) for notebooks: the same views as the dashboard."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..sharing.partition import canonical
+from .sharing_hv import order
+
+
+def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tuple[int, int], history=None,
+                   title: str = ""):
+    """A (ordered by the true blocks) next to A_gt, the implied weight pattern, and the learning curves."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.figure import Figure
+
+    from .palette import PALETTE
+
+    cols = 4 if history else 3
+    fig = Figure(figsize=(3.3 * cols, 3.1), layout="constrained")
+    axes = fig.subplots(1, cols)
+    rows, columns = order(A, gt)
+    axes[0].imshow(A[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
+    axes[0].set_title("A (learned, soft)", fontsize=10)
+    G = np.zeros((gt.size, gt.max() + 1))
+    G[np.arange(gt.size), gt] = 1
+    axes[1].imshow(G[rows], cmap="Blues", vmin=0, vmax=1)
+    axes[1].set_title("A_gt", fontsize=10)
+    for ax in axes[:2]:
+        ax.set_xlabel("shared parameter")
+        ax.set_ylabel("weight entry")
+    lab = canonical(labels).reshape(shape)
+    n = int(lab.max()) + 1
+    axes[2].imshow(lab, cmap=ListedColormap(PALETTE[:max(n, 1)]), vmin=-0.5, vmax=n - 0.5)
+    axes[2].set_title(f"implied W: {n} shared parameters", fontsize=10)
+    axes[2].set_xticks(range(shape[1]))
+    axes[2].set_yticks(range(shape[0]))
+    if history:
+        steps = [h["step"] for h in history]
+        ax = axes[3]
+        for key, colour in (("upper", "#d62728"), ("lower", "#1f77b4"), ("partition_distance", "#ff7f0e")):
+            ax.plot(steps, [h[key] for h in history], color=colour, label=key.replace("_", " "))
+        ax.set_xlabel("outer step")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def gap_figure(table):
+    """MSE gap against the poster's bound as the split r and |D| vary."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5, 3.4), layout="constrained")
+    ax = fig.subplots()
+    for (n, grp), colour in zip(table.groupby("samples"), ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")):
+        ax.plot(grp.split, grp.mse_gap, "o-", color=colour, label=f"gap, |D| = {n}")
+        ax.plot(grp.split, grp.bound, "--", color=colour, alpha=0.7, label=f"bound, |D| = {n}")
+    ax.set_xlabel("split r = |T| / |D|")
+    ax.set_ylabel("MSE(θ̂_val) − MSE(θ̂_gt)")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def msr_figure(results: dict, n_out: int, n_in: int):
+    """max_k |U| pictures (the report's Fig. 2) and |U| histograms (Fig. 3), one column per setting."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(3.6 * len(results), 5.2), layout="constrained")
+    axes = fig.subplots(2, len(results), squeeze=False)
+    for k, (name, res) in enumerate(results.items()):
+        pic = np.abs(res.U).reshape(n_out, n_in, -1).max(-1)
+        axes[0, k].imshow(pic, cmap="viridis")
+        axes[0, k].set_title(f"{name}\ntest loss {res.test_loss:.3f}", fontsize=9)
+        axes[0, k].set_xlabel("input")
+        axes[0, k].set_ylabel("output")
+        axes[1, k].hist(np.abs(res.U).ravel(), bins=40, color="#1f77b4")
+        axes[1, k].set_xlabel("|U|")
+        axes[1, k].set_yscale("log")
+    return fig
