@@ -56,3 +56,18 @@ def test_bad_group_is_an_inline_error(tmp_path):
     pane = SharingDiscovery(results=str(tmp_path), task="group", group="SO(3)")
     assert not pane.start()
     assert pane._error.visible and "permutation group" in pane._error.object
+
+
+def test_pause_holds_method_2(tmp_path):
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=100_000, tasks=20)
+    assert pane.start()
+    time.sleep(0.5)
+    pane._toggle_pause()
+    time.sleep(0.3)
+    pane.poll()
+    before = len(pane.history)
+    time.sleep(0.6)
+    pane.poll()
+    assert len(pane.history) <= before + 1
+    pane.stop(wait=True)
+    assert not pane.worker.is_alive()

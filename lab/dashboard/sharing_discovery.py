@@ -284,7 +284,7 @@ class SharingDiscovery(pn.viewable.Viewer):
             for model, sparsity in dict.fromkeys(runs):
                 label = f"{model}, {sparsity} sparsity" if model == "msr" else "fully connected"
                 res = meta_learn(family, tasks=cfg["tasks"], model=model, sparsity=sparsity, lam=cfg["lam"],
-                                 steps=cfg["steps"], seed=cfg["seed"], stop=self._stop,
+                                 steps=cfg["steps"], seed=cfg["seed"], stop=self._stop, pause=self._pause,
                                  on_step=lambda rec, U, label=label: self._push(("msr", rec, U, label)))
                 rows.append({"model": label, "test loss": res.test_loss})
                 self._push(("compare", list(rows)))
