@@ -13,6 +13,7 @@ import panel as pn
 import param
 
 from ..errors import LabError
+from .worker_pane import WorkerPaneMixin
 from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
                                  weights_coloring)
 from ..sharing.bilevel import DEFAULTS, learn_sharing
@@ -25,7 +26,7 @@ FRAME_MS = 150  # the periodic redraw; A and the weights every frame
 CURVE_SECONDS = 0.6  # the learning curves redraw at most this often
 
 
-class SharingDiscovery(pn.viewable.Viewer):
+class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
     task = param.Selector(default="conv", objects=TASKS)
     K = param.Integer(default=5, bounds=(2, 40), doc="gaussian: weight entries")
     blocks = param.Integer(default=3, bounds=(1, 40), doc="gaussian: true blocks")
@@ -330,7 +331,8 @@ class SharingDiscovery(pn.viewable.Viewer):
             self._slider.end = max(len(self.snapshots) - 1, 1)
             if follow:
                 self._slider.value = len(self.snapshots) - 1
-        self._send(final=not self.running)
+        finished = any(item[0] in ("done", "error") for item in items)
+        self._send(final=finished or not self.running)  # the last frame always redraws the curves too
         self._status.object = self._status_text()
         return len(items)
 
@@ -349,15 +351,6 @@ class SharingDiscovery(pn.viewable.Viewer):
         if s.get("saved"):
             text += f"  \nsaved to `{s['saved']}`"
         return text
-
-    def _buttons(self, running: bool):
-        self._start_b.disabled = running
-        self._pause_b.disabled = self._stop_b.disabled = not running
-        self._pause_b.name = "Pause"
-
-    def _show_error(self, message: str):
-        self._error.object = message
-        self._error.visible = True
 
     def _refresh_saved(self):
         self._saved.options = {p.name: str(p) for p in list_sharing(self.results)[:50]}

@@ -20,12 +20,13 @@ from ..dynamics.metrics import per_layer
 from ..dynamics.store import list_runs, load_run, results_dir, save_run
 from ..dynamics.train import DEFAULTS, STRATEGIES, DynamicsConfig, Trainer
 from ..errors import LabError
+from .worker_pane import WorkerPaneMixin
 from ..plots.dynamics_hv import curves_plot, drift_plot
 
 REDRAW_SECONDS = 1.0  # at least this long between redraws, and at least 4x the last redraw's cost
 
 
-class TrainingDynamics(pn.viewable.Viewer):
+class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
     experiment = param.Selector(default="perm", objects=list(EXPERIMENTS))
     scale = param.Selector(default="small", objects=["small", "paper"])
     strategies = param.ListSelector(default=["nom", "aug", "equi"], objects=list(STRATEGIES))
@@ -55,6 +56,7 @@ class TrainingDynamics(pn.viewable.Viewer):
         self.trainer: Trainer | None = None
         self._last_draw = 0.0
         self._draw_cost = 0.0
+        self._drawn = 0  # records drawn so far
         self._periodic = None
         self._widgets()
         self.param.watch(self._on_experiment, ["experiment"])
@@ -229,8 +231,8 @@ class TrainingDynamics(pn.viewable.Viewer):
             if self._periodic is not None:
                 self._periodic.stop()
                 self._periodic = None
-        if new:
-            self._redraw(force=not self.running)
+        if new or (not self.running and self._drawn != len(self._records)):
+            self._redraw(force=not self.running)  # the last frame is always drawn, whatever the throttle
         return len(new)
 
     def _plots(self, strategies: list[str]):
@@ -257,15 +259,7 @@ class TrainingDynamics(pn.viewable.Viewer):
         self._layers.object = per_layer(df).round(6) if not df.empty else pd.DataFrame()
         self._last_draw = time.monotonic()
         self._draw_cost = self._last_draw - now
-
-    def _buttons(self, running: bool):
-        self._start_b.disabled = running
-        self._pause_b.disabled = self._stop_b.disabled = not running
-        self._pause_b.name = "Pause"
-
-    def _show_error(self, message: str):
-        self._error.object = message
-        self._error.visible = True
+        self._drawn = len(self._records)
 
     # ------------------------------------------------------------------ saved runs
     def _refresh_saved(self):

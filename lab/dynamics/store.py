@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import LabError
+from ..runstore import atomic_dir, list_run_dirs
 
 COLUMNS = ["strategy", "run", "step", "layer", "dist_from_init", "dist_from_E", "loss", "accuracy", "diverged"]
 
@@ -36,7 +35,6 @@ def results_dir(path=None) -> Path:
 def save_run(trainer, directory=None, status: str = "finished", name: str | None = None) -> Path:
     """Write the trainer's config and metrics atomically; returns the run directory."""
     root = results_dir(directory)
-    root.mkdir(parents=True, exist_ok=True)
     name = name or f"{time.strftime('%Y%m%d-%H%M%S')}-{trainer.config.experiment}-{os.getpid()}-{id(trainer) % 10000}"
     meta = {
         "config": trainer.config.to_dict(), "status": status, "steps_done": trainer.step,
@@ -47,16 +45,10 @@ def save_run(trainer, directory=None, status: str = "finished", name: str | None
         "steps_per_second": trainer.steps_per_second, "device": str(trainer.device),
         "diverged_at": {s: v for s, v in trainer.diverged_at.items()}, "summary": trainer.summary(),
     }
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=root))
-    try:
+    with atomic_dir(root, name) as tmp:
         (tmp / "config.json").write_text(json.dumps(meta, indent=1, default=str))
         pd.DataFrame(trainer.records, columns=COLUMNS).to_csv(tmp / "metrics.csv", index=False)
-        final = root / name
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+    return root / name
 
 
 @dataclass
@@ -86,8 +78,4 @@ def load_run(path) -> SavedRun:
 
 def list_runs(directory=None) -> list[Path]:
     """Saved run directories, newest first."""
-    root = results_dir(directory)
-    if not root.exists():
-        return []
-    runs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / "config.json").exists()]
-    return sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)
+    return list_run_dirs(results_dir(directory))

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LabError
+from ..runstore import atomic_dir, list_run_dirs
 
 
 def sharing_dir(directory=None) -> Path:
@@ -30,31 +29,21 @@ def sharing_dir(directory=None) -> Path:
 
 
 def list_sharing(directory=None) -> list[Path]:
-    root = sharing_dir(directory)
-    if not root.exists():
-        return []
-    runs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / "config.json").exists()]
-    return sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)
+    """Saved sharing runs, newest first."""
+    return list_run_dirs(sharing_dir(directory))
 
 
 def save_sharing(config: dict, history: list[dict], snapshots: list[np.ndarray], summary: dict,
                  directory=None, status: str = "finished") -> Path:
     root = sharing_dir(directory)
-    root.mkdir(parents=True, exist_ok=True)
     name = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.get('task', 'run')}-{os.getpid()}-{len(history)}"
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=root))
-    try:
+    with atomic_dir(root, name) as tmp:
         (tmp / "config.json").write_text(json.dumps({"config": config, "status": status, "summary": summary},
                                                     indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
         pd.DataFrame(history).to_csv(tmp / "history.csv", index=False)
         if snapshots:
             np.savez_compressed(tmp / "A_history.npz", A=np.stack(snapshots))
-        final = root / name
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+    return root / name
 
 
 @dataclass
