@@ -85,3 +85,14 @@ def chromium_page(width: int = 1400, height: int = 1000):
             yield browser.new_page(viewport={"width": width, "height": height})
         finally:
             browser.close()
+
+
+@contextmanager
+def screenshot_on_failure(page, name: str):
+    """Save ``test-artifacts/<name>_failure.png`` if the block raises, then re-raise."""
+    try:
+        yield
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"), full_page=True)
+        raise

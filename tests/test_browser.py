@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from browser import ARTIFACTS, chromium_page, panel_server, require_chromium
+from browser import ARTIFACTS, chromium_page, panel_server, require_chromium, screenshot_on_failure
 
 pytestmark = pytest.mark.browser
 
@@ -15,7 +15,7 @@ def test_basis_explorer_in_chromium():
     from playwright.sync_api import expect
 
     with panel_server() as (url, log), chromium_page() as page:
-        try:
+        with screenshot_on_failure(page, "basis_explorer"):
             page.goto(url)
             info = page.locator(".basis-info")
             expect(info).to_contain_text("r = ", timeout=60_000)
@@ -71,10 +71,6 @@ def test_basis_explorer_in_chromium():
             expect(info).to_contain_text("r = 15 of 625")
             page.screenshot(path=str(ARTIFACTS / "basis_explorer_error.png"), full_page=True)
             assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
-        except Exception:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "basis_explorer_failure.png"), full_page=True)
-            raise
 
 
 def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
@@ -83,7 +79,7 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))  # the served app saves its runs here
     with panel_server() as (url, log), chromium_page(1500, 1300) as page:
-        try:
+        with screenshot_on_failure(page, "training_dynamics"):
             page.goto(url)
             expect(page.locator(".basis-info")).to_contain_text("r = ", timeout=60_000)
             page.get_by_text("Training dynamics").click()
@@ -111,10 +107,6 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
             page.screenshot(path=str(ARTIFACTS / "training_dynamics.png"), full_page=True)
             assert len(list(tmp_path.iterdir())) == 1  # the finished run was saved
             assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
-        except Exception:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "training_dynamics_failure.png"), full_page=True)
-            raise
 
 
 def test_closing_the_page_stops_its_training_thread(tmp_path, monkeypatch):
@@ -152,7 +144,7 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
     with panel_server() as (url, log), chromium_page(1500, 1300) as page:
-        try:
+        with screenshot_on_failure(page, "sharing_discovery"):
             page.goto(url)
             expect(page.locator(".basis-info")).to_contain_text("r = ", timeout=60_000)
             page.get_by_text("Sharing discovery").click()
@@ -164,7 +156,3 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             page.screenshot(path=str(ARTIFACTS / "sharing_discovery.png"), full_page=True)
             assert len(list((tmp_path / "sharing").iterdir())) == 1
             assert "Traceback" not in log.read_text(), f"the server logged an exception: see {log}"
-        except Exception:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "sharing_discovery_failure.png"), full_page=True)
-            raise
