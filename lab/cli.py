@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lr", type=float, default=None)
     s.add_argument("--entropy", type=float, default=1e-2, help="weight of the entropy penalty H(A)")
     s.add_argument("--nuclear", type=float, default=1e-2, help="weight of the nuclear norm of A")
-    s.add_argument("--restarts", type=int, default=3)
+    s.add_argument("--restarts", type=int, default=None, help="random restarts (default: 3, group task 8)")
     s.add_argument("--trials", type=int, default=1)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object (partition_distance, mse_gap, ...)")
@@ -177,7 +177,7 @@ def _discover(args) -> int:
     from .sharing.bilevel import learn_sharing
     from .sharing.tasks import GaussianTask, conv_task, group_task, sum_task
 
-    if args.trials < 1 or args.restarts < 1:
+    if args.trials < 1 or (args.restarts is not None and args.restarts < 1):
         raise LabError("--trials and --restarts must be at least 1")
     if args.task == "msr":
         return _discover_msr(args)

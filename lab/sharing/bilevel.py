@@ -29,7 +29,7 @@ from .partition import canonical, partition_distance, selection_matrix
 
 DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop"),
             "conv": dict(steps=600, lr=0.1, optimizer="adam"),
-            "group": dict(steps=800, lr=0.1, optimizer="adam"),
+            "group": dict(steps=800, lr=0.1, optimizer="adam", restarts=8),
             "sum": dict(steps=400, lr=0.1, optimizer="adam")}
 
 
@@ -94,12 +94,13 @@ def merge_blocks(task, labels, tolerance: float) -> np.ndarray:
 
 
 def learn_sharing(task, steps: int | None = None, lr: float | None = None, entropy: float = 1e-2,
-                  nuclear: float = 1e-2, restarts: int = 3, seed: int = 0, optimizer: str | None = None,
+                  nuclear: float = 1e-2, restarts: int | None = None, seed: int = 0, optimizer: str | None = None,
                   merge_tolerance: float = 0.02,
                   record_every: int = 5, on_step=None, stop: threading.Event | None = None,
                   pause: threading.Event | None = None) -> SharingResult:
     d = DEFAULTS.get(task.name, DEFAULTS["conv"])
     steps, lr, optimizer = steps or d["steps"], lr or d["lr"], optimizer or d["optimizer"]
+    restarts = restarts or d.get("restarts", 3)
     K = task.K
     gen = torch.Generator().manual_seed(seed)
     logits = (0.1 * torch.randn(restarts, K, K, generator=gen, dtype=torch.float64)).requires_grad_()
