@@ -56,7 +56,6 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self.snapshots: list[np.ndarray] = []
         self.frames: list[float] = []  # redraw times (the benchmark's frames per second)
         self._periodic = None
-        self._task_obj = None
         self._pipe = hv.streams.Pipe(data=None)  # A, implied weights, U: every frame
         self._slow_pipe = hv.streams.Pipe(data=None)  # learning curves: at most every CURVE_SECONDS
         self._last_curves = 0.0
@@ -182,7 +181,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         return u_histogram(U if U is not None else np.zeros(1))
 
     def _send(self, frame: bool = True, final: bool = False):
-        t0 = time.perf_counter()
+        t0 = time.perf_counter()  # curves redraw at most every CURVE_SECONDS
         data = dict(self._state.get("view", {}), history=list(self.history), snapshots=self.snapshots)
         self._pipe.send(data)
         if final or t0 - self._last_curves >= CURVE_SECONDS:
@@ -190,7 +189,6 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             self._last_curves = t0
         if frame:
             self.frames.append(time.perf_counter())
-        self._state["draw_cost"] = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ control
     @property

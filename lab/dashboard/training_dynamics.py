@@ -152,7 +152,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._plots(list(config.strategies))
         self._stop.clear()
         self._pause.clear()
-        self._records, self._pending, self._state = [], [], {"phase": "building", "config": config}
+        self._records, self._pending, self._state = [], [], {"phase": "building"}
         self.trainer = None
         self.worker = threading.Thread(target=self._work, args=(config,), daemon=True, name="training-dynamics")
         self.worker.start()

@@ -58,11 +58,6 @@ class Elements:
     def __len__(self):
         return len(self.perms) if self.perms is not None else len(self.matrices)
 
-    def take(self, index) -> "Elements":
-        if self.perms is not None:
-            return Elements(self.group, self.perms[index], self.signs[index])
-        return Elements(self.group, matrices=self.matrices[index])
-
     def operator(self, rep: Rep, dtype=torch.float64, device="cpu"):
         """The action on ``rep`` as something ``apply`` understands: gather indices or dense matrices."""
         if self.perms is not None:

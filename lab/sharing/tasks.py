@@ -57,6 +57,7 @@ class GaussianTask:
         Y = self.theta_gt + self.sigma * rng.standard_normal((self.samples, self.K))
         self.train, self.val = Y[:n_train], Y[n_train:]
         self._ybar = torch.as_tensor(self.train.mean(0))
+        self._train = torch.as_tensor(self.train)
         self._val = torch.as_tensor(self.val)
 
     def fit(self, A: torch.Tensor) -> torch.Tensor:
@@ -69,7 +70,7 @@ class GaussianTask:
 
     def train_loss(self, A: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
         theta = (A @ psi.unsqueeze(-1)).squeeze(-1)
-        return ((theta.unsqueeze(-2) - torch.as_tensor(self.train)) ** 2).mean((-1, -2))
+        return ((theta.unsqueeze(-2) - self._train) ** 2).mean((-1, -2))
 
     def refit(self, labels) -> np.ndarray:
         """θ̂ = A ψ̂ with ψ̂ the block means over train + validation (a hard partition)."""
@@ -135,11 +136,14 @@ class LinearTask:
         second = torch.einsum("...kc,...ce->...ke", A, P ** 2)
         return ((second - mean ** 2) * w).sum((-1, -2))
 
+    def _solve(self, phi, y, w, A: torch.Tensor) -> torch.Tensor:
+        """argmin_ψ of the expected loss on (phi, y): (MᵀM + Q(A) + εI)⁻¹ Mᵀ y (Q = 0 for a 0/1 A)."""
+        M = self._M(phi, A)
+        G = M.transpose(-1, -2) @ M + self._Q(A, w) + RIDGE * torch.eye(M.shape[-1], dtype=M.dtype)
+        return torch.linalg.solve(G, (M.transpose(-1, -2) @ y.reshape(-1)).unsqueeze(-1)).squeeze(-1)
+
     def fit(self, A: torch.Tensor) -> torch.Tensor:
-        M = self._M(self._pt, A)
-        y = self._yt.reshape(-1)
-        G = M.transpose(-1, -2) @ M + self._Q(A, self._wt) + RIDGE * torch.eye(M.shape[-1], dtype=M.dtype)
-        return torch.linalg.solve(G, (M.transpose(-1, -2) @ y).unsqueeze(-1)).squeeze(-1)
+        return self._solve(self._pt, self._yt, self._wt, A)
 
     def _expected_loss(self, phi, y, w, A, psi):
         pred = (self._M(phi, A) @ psi.unsqueeze(-1)).squeeze(-1)
@@ -154,11 +158,8 @@ class LinearTask:
     def refit_loss(self, labels) -> float:
         """Snap to ``labels``, refit ψ on train + validation, and return the test MSE (validation if no test)."""
         A = torch.as_tensor(selection_matrix(canonical(labels)))
-        phi = torch.as_tensor(np.concatenate([self.phi_train, self.phi_val]))
-        y = torch.as_tensor(np.concatenate([self.y_train, self.y_val])).reshape(-1)
-        M = self._M(phi, A)
-        G = M.T @ M + RIDGE * torch.eye(M.shape[-1], dtype=M.dtype)
-        psi = torch.linalg.solve(G, M.T @ y)
+        phi = torch.cat([self._pt, self._pv])
+        psi = self._solve(phi, torch.cat([self._yt, self._yv]), self._wt + self._wv, A)
         phi_e = self.phi_test if self.phi_test is not None else self.phi_val
         y_e = self.y_test if self.y_test is not None else self.y_val
         pred = self._M(torch.as_tensor(phi_e), A) @ psi
