@@ -15,10 +15,9 @@ from ..errors import LabError
 from ..groups import parse_group
 from ..groups.base import Group
 from . import data
+from .config import EXPERIMENTS, SCALES
 from .model import LayerSpec
 
-EXPERIMENTS = ("perm", "trans", "rot", "custom")
-SCALES = ("small", "paper")
 #: appendix E.2: the Trans architecture and data under four groups acting on the 8 x 8 grid
 RELDIM_GROUPS = {"Trans": "Z(8)*Z(8)", "Rot": "C4Grid(8)", "OneDTrans": "Trivial(8)*Z(8)", "TransRot": "P4Grid(8)"}
 

@@ -19,83 +19,19 @@ same trajectory whether it trains alone or batched with others.
 from __future__ import annotations
 
 import math
-import threading
 import time
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..control import Control, Stopped, checkpoint
 from ..device import pick_device
-from ..errors import LabError
 from ..reps.parse import parse_rep
 from .action import Elements, all_elements, apply, sample_elements
+from .config import DEFAULTS, PAPER, STRATEGIES, DynamicsConfig  # noqa: F401 (re-exported)
 from .experiments import Experiment, build
 from .model import BatchedMLP
-
-STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
-#: per-experiment defaults for settings left as None: small enough to run in seconds on a 2-core CPU
-DEFAULTS = {
-    "perm": dict(steps=40, lr=0.01, aug_passes=10, batch_size=50),
-    "trans": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
-    "rot": dict(steps=30, lr=0.5, aug_passes=4, batch_size=50),
-    "custom": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
-}
-#: the published setting (Nordenfors et al. §5 and appendix D): 30 runs, 50 steps, 25 passes
-PAPER = dict(runs=30, steps=50, aug_passes=25)
-
-
-class Stopped(Exception):
-    """Training was stopped from outside (``stop`` event) in the middle of a step."""
-
-
-@dataclass
-class DynamicsConfig:
-    experiment: str = "perm"
-    scale: str = "small"
-    runs: int = 5
-    steps: int | None = None  # None: the experiment's default (DEFAULTS)
-    strategies: tuple[str, ...] = ("nom", "aug", "equi")
-    lr: float | None = None
-    seed: int = 0
-    aug_passes: int | None = None
-    exact_orbit: bool = False
-    gamma: float = 1.0
-    device: str = "auto"
-    batch_size: int | None = None
-    options: dict = field(default_factory=dict)  # experiment options (e.g. group, rep for custom)
-    run_ids: tuple[int, ...] | None = None  # which runs (default 0..runs-1): lets runs train one by one
-
-    def validate(self) -> "DynamicsConfig":
-        """Fill the experiment's defaults and check every setting (``LabError`` with a one-line reason)."""
-        if self.experiment not in DEFAULTS:
-            raise LabError(f"unknown experiment {self.experiment!r}: choose one of {', '.join(DEFAULTS)}")
-        for key, value in DEFAULTS[self.experiment].items():
-            if getattr(self, key) is None:
-                setattr(self, key, value)
-        self.strategies = tuple(self.strategies)
-        bad = [s for s in self.strategies if s not in STRATEGIES]
-        if bad or not self.strategies:
-            raise LabError(f"unknown strategy {bad[0] if bad else '(none)'!r}: choose from {', '.join(STRATEGIES)}")
-        for name in ("runs", "steps", "aug_passes", "batch_size"):
-            if int(getattr(self, name)) < 1:
-                raise LabError(f"{name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
-        if self.lr is not None and not (self.lr > 0 and math.isfinite(self.lr)):
-            raise LabError(f"the learning rate must be a positive number, got {self.lr}")
-        if not (self.gamma >= 0 and math.isfinite(self.gamma)):
-            raise LabError(f"gamma must be a non-negative number, got {self.gamma}")
-        if "aug_penalty" in self.strategies and self.gamma * self.lr >= 1:
-            raise LabError(f"gamma x lr = {self.gamma * self.lr:g} >= 1 makes the penalty step unstable (it "
-                           f"multiplies the part outside E by 1 - 2 gamma lr); choose gamma < {1 / self.lr:g}")
-        return self
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["strategies"] = list(self.strategies)
-        d["run_ids"] = None if self.run_ids is None else list(self.run_ids)
-        return d
-
 
 class Trainer:
     """Holds the experiment, the batched model, the weights of every strategy and the recorded metrics."""
@@ -103,9 +39,8 @@ class Trainer:
     def __init__(self, config: DynamicsConfig, experiment: Experiment | None = None):
         self.config = config.validate()
         self.device = pick_device(config.device)
-        if self.device.type == "cuda":  # TF32 spoils projections at the 1e-7 level
-            torch.backends.cuda.matmul.allow_tf32 = False
-            torch.backends.cudnn.allow_tf32 = False
+        # No process-wide TF32 switch here: training is float64, which TF32 never touches (it only rounds
+        # float32 matmuls).  A float32 path must scope it to its own computation (``precise_float32``).
         self.exp = experiment or build(config.experiment, config.scale, config.seed, **config.options)
         group = self.exp.group
         self.model = BatchedMLP(group, self.exp.specs, device=self.device)
@@ -188,7 +123,7 @@ class Trainer:
         correct = ((out > 0) == (target > 0.5)).flatten(1).sum(1, dtype=torch.float64)
         return loss, correct, out[0, 0].numel()
 
-    def gradient(self, strategy: str, params=None, alive=None, stop: threading.Event | None = None):
+    def gradient(self, strategy: str, params=None, alive=None, control: Control | None = None):
         """(gradient list, per-run loss, per-run accuracy) of ``strategy`` at ``params`` (default: current)."""
         params = self.params[strategy] if params is None else params
         alive = torch.ones(self.R, dtype=torch.bool, device=self.device) if alive is None else alive
@@ -206,8 +141,7 @@ class Trainer:
         seen = 0
         for k in range(passes):
             for b, sl in enumerate(self.batches):
-                if stop is not None and stop.is_set():
-                    raise Stopped()
+                checkpoint(control)  # waits while paused, raises Stopped once stopped
                 xb, yb = self.X[sl], self.y[sl]
                 if augmented:
                     start = k if repeat else (k * nb + b) * self.R
@@ -233,13 +167,13 @@ class Trainer:
         return grads, loss_sum, correct / seen
 
     # ------------------------------------------------------------------ stepping
-    def train_step(self, stop: threading.Event | None = None) -> list[dict]:
+    def train_step(self, control: Control | None = None) -> list[dict]:
         """One gradient step for every strategy; returns the step's records (raises Stopped mid-step)."""
         t0 = time.perf_counter()
         lr = self.config.lr
         results = {}
         for s in self.config.strategies:
-            grads, loss, acc = self.gradient(s, alive=self.alive[s], stop=stop)
+            grads, loss, acc = self.gradient(s, alive=self.alive[s], control=control)
             results[s] = (grads, loss, acc)
         self.step += 1
         losses = {}
@@ -285,16 +219,12 @@ class Trainer:
         self.records.extend(new)
         return new
 
-    def run(self, on_step=None, stop: threading.Event | None = None, pause: threading.Event | None = None):
-        """Train ``config.steps`` steps (or until ``stop``); ``on_step(trainer, records)`` after each step.
-        Returns True when all steps ran, False when stopped."""
+    def run(self, on_step=None, control: Control | None = None) -> bool:
+        """Train ``config.steps`` steps (or until stopped); ``on_step(trainer, records)`` after each step.
+        Returns True when all steps ran, False when stopped (a step stopped half-way is not counted)."""
         while self.step < self.config.steps:
-            while pause is not None and pause.is_set():
-                if stop is not None and stop.is_set():
-                    return False
-                time.sleep(0.05)
             try:
-                records = self.train_step(stop=stop)
+                records = self.train_step(control=control)
             except Stopped:
                 return False
             if on_step is not None:
@@ -326,7 +256,7 @@ class Trainer:
         return self.step / self.seconds if self.seconds else 0.0
 
 
-def run_dynamics(config: DynamicsConfig, on_step=None, stop=None, pause=None) -> Trainer:
+def run_dynamics(config: DynamicsConfig, on_step=None, control: Control | None = None) -> Trainer:
     trainer = Trainer(config)
-    trainer.run(on_step=on_step, stop=stop, pause=pause)
+    trainer.run(on_step=on_step, control=control)
     return trainer

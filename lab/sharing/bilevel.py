@@ -18,23 +18,19 @@ partition the validation data support, which is what the nuclear-norm penalty as
 """
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from ..control import Control
 from .partition import canonical, partition_distance, selection_matrix
 
 DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop"),
             "conv": dict(steps=600, lr=0.1, optimizer="adam"),
             "group": dict(steps=800, lr=0.1, optimizer="adam", restarts=8),
             "sum": dict(steps=400, lr=0.1, optimizer="adam")}
-
-
-class Stopped(Exception):
-    pass
 
 
 @dataclass
@@ -96,8 +92,7 @@ def merge_blocks(task, labels, tolerance: float) -> np.ndarray:
 def learn_sharing(task, steps: int | None = None, lr: float | None = None, entropy: float = 1e-2,
                   nuclear: float = 1e-2, restarts: int | None = None, seed: int = 0, optimizer: str | None = None,
                   merge_tolerance: float = 0.02,
-                  record_every: int = 5, on_step=None, stop: threading.Event | None = None,
-                  pause: threading.Event | None = None) -> SharingResult:
+                  record_every: int = 5, on_step=None, control: Control | None = None) -> SharingResult:
     d = DEFAULTS.get(task.name, DEFAULTS["conv"])
     steps, lr, optimizer = steps or d["steps"], lr or d["lr"], optimizer or d["optimizer"]
     restarts = restarts or d.get("restarts", 3)
@@ -108,12 +103,8 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
     result = SharingResult(labels=np.zeros(K, dtype=np.int64), A=np.zeros((K, K)), partition_distance=K)
     t0 = time.perf_counter()
     for step in range(steps + 1):
-        while pause is not None and pause.is_set():
-            if stop is not None and stop.is_set():
-                break
-            time.sleep(0.05)
-        if stop is not None and stop.is_set():
-            break
+        if control is not None and not control.wait_while_paused():
+            break  # stopped: the best restart so far is snapped and reported
         obj, upper, lower, H, nuc = objective(task, logits, entropy, nuclear)
         if step % record_every == 0 or step == steps:
             with torch.no_grad():

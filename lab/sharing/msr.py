@@ -112,7 +112,7 @@ class MSRResult:
 def meta_learn(family: LocallyConnected, tasks: int = 100, model: str = "msr", sparsity: str = "none",
                lam: float = 1e-3, latent: int | None = None, steps: int = 600, meta_batch: int = 16,
                outer_lr: float = 1e-2, inner_lr: float = 0.1, inner_steps: int = 1, test_tasks: int = 100,
-               seed: int = 0, on_step=None, stop=None, pause=None) -> MSRResult:
+               seed: int = 0, on_step=None, control=None) -> MSRResult:
     """Meta-train on ``tasks`` tasks, then report the post-adaptation MSE on ``test_tasks`` new tasks."""
     if model not in ("msr", "fc"):
         raise LabError(f"unknown model {model!r}: msr or fc")
@@ -152,10 +152,8 @@ def meta_learn(family: LocallyConnected, tasks: int = 100, model: str = "msr", s
     result = MSRResult(U=np.zeros((D, L)), test_loss=float("nan"))
     t0 = time.perf_counter()
     for step in range(steps):
-        while pause is not None and pause.is_set() and not (stop is not None and stop.is_set()):
-            time.sleep(0.05)
-        if stop is not None and stop.is_set():
-            break
+        if control is not None and not control.wait_while_paused():
+            break  # stopped: test the U learned so far
         idx = torch.as_tensor(rng.choice(tasks, size=min(meta_batch, tasks), replace=False))
         xa, ya, xe, ye = (a[idx] for a in train)
         v = adapt(xa, ya, create_graph=True)

@@ -1,0 +1,213 @@
+"""Typed, validated experiment configs: one declaration that the CLI, the dashboard and notebooks all read.
+
+A config is a dataclass whose fields are declared with ``option(...)``: the default, a one-line help,
+and what the value may be (choices, bounds, finiteness).  ``Config.validate()`` checks every field against
+its declaration (exact types: a ``bool`` is not an ``int``; NaN and infinities are refused for floats),
+then the config's own ``check()`` for relations between fields.  ``declarations()`` lists the declarations, so
+the command line builds its options and ``--help`` from them and the panes build their widgets' choices,
+bounds and defaults from them: no default or choice list is written twice.
+
+>>> from dataclasses import dataclass
+>>> @dataclass
+... class Demo(Config):
+...     runs: int = option(5, "independent runs", low=1)
+...     mode: str = option("fast", "how", choices=("fast", "full"))
+>>> Demo(runs=3).validate().runs
+3
+>>> Demo(runs=0).validate()
+Traceback (most recent call last):
+...
+lab.config.ConfigError: runs must be at least 1, got 0
+>>> [o.name for o in Demo.declarations()]
+['runs', 'mode']
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, fields
+
+from .errors import LabError
+
+_MISSING = dataclasses.MISSING
+
+
+class ConfigError(LabError, ValueError):
+    """A config value is of the wrong type, out of its bounds, not one of its choices, or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """The declaration of one config field (read by the CLI and the panes)."""
+
+    name: str
+    type: object  # int, float, str, bool, tuple (of str) or an Optional of those
+    default: object
+    help: str
+    choices: tuple | None = None
+    low: float | None = None  # inclusive bound
+    high: float | None = None  # inclusive bound
+    positive: bool = False  # strictly above ``low`` (e.g. a learning rate > 0)
+    optional: bool = False  # None allowed (meaning: the default of the task or experiment)
+    cli: str | None = None  # the command-line flag, default ``--name-with-dashes``; "" = not on the CLI
+    positional: bool = False  # a positional CLI argument (metavar = NAME upper-cased)
+    metavar: str | None = None
+    ui: bool = True  # shown in the dashboard
+
+    @property
+    def flag(self) -> str:
+        return self.cli if self.cli is not None else "--" + self.name.replace("_", "-")
+
+    @property
+    def base_type(self):
+        return self.type
+
+
+def option(default, help: str, *, choices=None, low=None, high=None, positive=False, cli=None,
+           positional=False, metavar=None, ui=True):
+    """Declare a config field (see the module docstring)."""
+    meta = {"help": help, "choices": tuple(choices) if choices is not None else None, "low": low, "high": high,
+            "positive": positive, "cli": cli, "positional": positional, "metavar": metavar, "ui": ui}
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("declare mutable defaults as tuples")
+    return dataclasses.field(default=default, metadata={"lab": meta})
+
+
+def _resolve_type(cls, f) -> tuple[object, bool]:
+    """(base type, optional) of a dataclass field, from its annotation."""
+    hints = typing.get_type_hints(cls)
+    t = hints[f.name]
+    optional = False
+    args = typing.get_args(t)
+    if type(None) in args:
+        optional = True
+        rest = [a for a in args if a is not type(None)]
+        t = rest[0] if len(rest) == 1 else t
+    origin = typing.get_origin(t)
+    if origin is tuple:
+        t = tuple
+    return t, optional
+
+
+class Config:
+    """Base of the experiment configs (dataclasses; see the module docstring)."""
+
+    @classmethod
+    def declarations(cls) -> list[Option]:
+        out = []
+        for f in fields(cls):
+            meta = f.metadata.get("lab")
+            if meta is None:
+                continue
+            t, optional = _resolve_type(cls, f)
+            default = f.default if f.default is not _MISSING else None
+            out.append(Option(name=f.name, type=t, default=default, optional=optional, **meta))
+        return out
+
+    @classmethod
+    def option_named(cls, name: str) -> Option:
+        for o in cls.declarations():
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------ validation
+    def validate(self):
+        """Check every declared field, then ``check()``; returns self (``ConfigError`` on bad values)."""
+        for o in self.declarations():
+            setattr(self, o.name, _check_value(o, getattr(self, o.name)))
+        self.check()
+        return self
+
+    def check(self) -> None:
+        """Relations between fields (blocks <= K, ...): override in a config."""
+
+    # ------------------------------------------------------------------ plain data
+    def to_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else (dict(v) if isinstance(v, dict) else v)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str = "config"):
+        """Rebuild a config from ``to_dict()`` output; unknown or badly typed fields raise ``ConfigError``
+        naming ``where`` and the field."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected an object of settings, got {type(data).__name__}")
+        names = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ConfigError(f"{where}: unknown setting {unknown[0]!r}")
+        kw = {}
+        for k, v in data.items():
+            t, _ = _resolve_type(cls, names[k])
+            kw[k] = tuple(v) if t is tuple and isinstance(v, list) else v
+        try:
+            return cls(**kw).validate()
+        except ConfigError as err:
+            raise ConfigError(f"{where}: {err}") from None
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def _type_name(t) -> str:
+    return {int: "an integer", float: "a number", str: "a text", bool: "true or false",
+            tuple: "a list"}.get(t, getattr(t, "__name__", str(t)))
+
+
+def _check_value(o: Option, v):
+    if v is None:
+        if o.optional:
+            return None
+        raise ConfigError(f"{o.name} needs a value")
+    t = o.type
+    if t is bool:
+        if not isinstance(v, bool):
+            raise ConfigError(f"{o.name} must be true or false, got {v!r}")
+        return v
+    if t is int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer() and math.isfinite(v):
+                v = int(v)
+            elif hasattr(v, "__index__") and not isinstance(v, bool):
+                v = int(v)
+            else:
+                raise ConfigError(f"{o.name} must be an integer, got {v!r}")
+    elif t is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            try:
+                v = float(v)  # numpy scalars
+            except (TypeError, ValueError):
+                raise ConfigError(f"{o.name} must be a number, got {v!r}") from None
+        v = float(v)
+        if not math.isfinite(v):
+            raise ConfigError(f"{o.name} must be a finite number, got {v}")
+    elif t is str:
+        if not isinstance(v, str):
+            raise ConfigError(f"{o.name} must be a text, got {v!r}")
+    elif t is tuple:
+        if isinstance(v, str):
+            v = tuple(s.strip() for s in v.split(",") if s.strip())
+        if not isinstance(v, (tuple, list)):
+            raise ConfigError(f"{o.name} must be a list, got {v!r}")
+        v = tuple(v)
+        if o.choices is not None:
+            bad = [x for x in v if x not in o.choices]
+            if bad or not v:
+                raise ConfigError(f"{o.name}: unknown value {bad[0] if bad else '(none)'!r}: choose from "
+                                  f"{', '.join(map(str, o.choices))}")
+        return v
+    if o.choices is not None and v not in o.choices:
+        raise ConfigError(f"{o.name}: unknown value {v!r}: choose one of {', '.join(map(str, o.choices))}")
+    if o.low is not None:
+        if o.positive and not v > o.low:
+            raise ConfigError(f"{o.name} must be above {o.low:g}, got {v:g}")
+        if not o.positive and v < o.low:
+            raise ConfigError(f"{o.name} must be at least {o.low:g}, got {v:g}")
+    if o.high is not None and v > o.high:
+        raise ConfigError(f"{o.name} must be at most {o.high:g}, got {v:g}")
+    return v

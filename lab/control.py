@@ -1,0 +1,77 @@
+"""Stop and pause for long work: one ``Control`` handed to every experiment's run function.
+
+A run function calls ``control.checkpoint()`` at a fine grain (every step, mini-batch or progress report):
+it returns at once while running, waits while paused, and raises ``Stopped`` once stop was asked for.
+The two flags are ``threading.Event`` objects by default; ``Control(ctx=multiprocessing.get_context("spawn"))``
+uses the context's events instead, so the same object works across a worker process.
+
+>>> c = Control()
+>>> c.checkpoint()          # running: returns at once
+>>> c.stop()
+>>> c.stopped
+True
+>>> c.checkpoint()
+Traceback (most recent call last):
+...
+lab.control.Stopped: stopped
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+
+class Stopped(Exception):
+    """Raised by ``Control.checkpoint`` inside a run that was asked to stop."""
+
+    def __init__(self, message: str = "stopped"):
+        super().__init__(message)
+
+
+class Control:
+    """The stop and pause flags of one job (see the module docstring)."""
+
+    POLL_SECONDS = 0.05
+
+    def __init__(self, ctx=None):
+        make = threading.Event if ctx is None else ctx.Event
+        self._stop = make()
+        self._pause = make()
+
+    # ------------------------------------------------------------------ asked from outside
+    def stop(self) -> None:
+        self._stop.set()
+        self._pause.clear()
+
+    def pause(self) -> None:
+        if not self._stop.is_set():
+            self._pause.set()
+
+    def resume(self) -> None:
+        self._pause.clear()
+
+    # ------------------------------------------------------------------ read inside the run
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+    def wait_while_paused(self) -> bool:
+        """Block while paused; True when the run may go on, False when it was stopped."""
+        while self._pause.is_set() and not self._stop.is_set():
+            time.sleep(self.POLL_SECONDS)
+        return not self._stop.is_set()
+
+    def checkpoint(self) -> None:
+        """Return while running, wait while paused, raise ``Stopped`` once stopped."""
+        if not self.wait_while_paused():
+            raise Stopped()
+
+
+def checkpoint(control: Control | None) -> None:
+    """``control.checkpoint()``, or nothing for runs without a control (scripts, tests)."""
+    if control is not None:
+        control.checkpoint()

@@ -1,0 +1,65 @@
+"""The typed settings of a training-dynamics experiment and the experiments' defaults (no torch here).
+
+``DynamicsConfig`` is what the CLI (``lab dynamics``), the Training dynamics pane and the notebooks fill in;
+its field declarations hold every default, bound and choice list.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..config import Config, ConfigError, option
+
+EXPERIMENTS = ("perm", "trans", "rot", "custom")
+SCALES = ("small", "paper")
+STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
+#: per-experiment defaults for settings left as None: small enough to run in seconds on a 2-core CPU
+DEFAULTS = {
+    "perm": dict(steps=40, lr=0.01, aug_passes=10, batch_size=50),
+    "trans": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
+    "rot": dict(steps=30, lr=0.5, aug_passes=4, batch_size=50),
+    "custom": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
+}
+#: the published setting (Nordenfors et al. §5 and appendix D): 30 runs, 50 steps, 25 passes
+PAPER = dict(runs=30, steps=50, aug_passes=25)
+
+
+@dataclass
+class DynamicsConfig(Config):
+    """The settings of one training-dynamics experiment (all strategies, all runs)."""
+
+    experiment: str = option("perm", "the experiment (Nordenfors et al. appendix D; custom: any real group)",
+                             choices=EXPERIMENTS)
+    scale: str = option("small", "experiment size: small (seconds on a laptop CPU) or paper", choices=SCALES)
+    runs: int = option(5, "independent runs (batched into one computation)", low=1, high=10_000)
+    steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)
+    strategies: tuple[str, ...] = option(("nom", "aug", "equi"), "comma list of nom, aug, equi, aug_penalty",
+                                         choices=STRATEGIES)
+    lr: float | None = option(None, "learning rate (default: the experiment's)", low=0, positive=True)
+    seed: int = option(0, "random seed", low=0)
+    aug_passes: int | None = option(None, "augmentation passes L per step (default: the experiment's)", low=1,
+                                    high=1_000_000)
+    exact_orbit: bool = option(False, "average over every group element (small groups)")
+    gamma: float = option(1.0, "penalty weight of aug_penalty", low=0)
+    device: str = option("auto", "auto (CUDA when present), cpu or cuda")
+    group: str | None = option(None, 'custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')
+    rep: str | None = option(None, 'custom: the input rep, e.g. "V", "T(2)"')
+    batch_size: int | None = option(None, "mini-batch size (default: the experiment's)", low=1, ui=False)
+    options: dict = field(default_factory=dict)  # further experiment options (images, channels, ...)
+    run_ids: tuple[int, ...] | None = None  # which runs (default 0..runs-1): lets runs train one by one
+
+    def check(self) -> None:
+        """Fill the experiment's defaults and check relations between settings."""
+        for key, value in DEFAULTS[self.experiment].items():
+            if getattr(self, key) is None:
+                setattr(self, key, value)
+        if self.rep is not None and self.experiment != "custom":
+            raise ConfigError("rep applies to the custom experiment only")
+        if self.group is not None and self.experiment not in ("custom", "trans"):
+            raise ConfigError(f"group applies to the custom or trans experiment, not {self.experiment}")
+        self.options = {**self.options, **{k: v for k, v in (("group", self.group), ("rep", self.rep))
+                                           if v is not None}}
+        if "aug_penalty" in self.strategies and self.gamma * self.lr >= 1:
+            raise ConfigError(f"gamma x lr = {self.gamma * self.lr:g} >= 1 makes the penalty step unstable (it "
+                              f"multiplies the part outside E by 1 - 2 gamma lr); choose gamma < {1 / self.lr:g}")
+        if self.run_ids is not None:
+            self.run_ids = tuple(int(r) for r in self.run_ids)

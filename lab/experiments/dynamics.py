@@ -1,0 +1,85 @@
+"""Experiment family ``dynamics``: nominal / augmented / equivariant training from the same equivariant start
+(Nordenfors, Ohlsson & Flinth), with each model's distance from the equivariant subspace E.
+
+>>> from lab.experiments.dynamics import DynamicsConfig, FAMILY
+>>> result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
+>>> result.status, result.trainer.step
+('finished', 2)
+>>> FAMILY.summary(result)["equi"]["dist_from_E"] < 1e-10    # Equi never leaves E
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dynamics.config import DynamicsConfig
+from .family import Family, progress_record
+
+
+@dataclass
+class DynamicsResult:
+    config: DynamicsConfig
+    trainer: object  # lab.dynamics.train.Trainer
+    status: str  # "finished" or "stopped"
+
+
+def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
+    """Build the experiment and train every strategy; records stream to ``progress`` after every step."""
+    from ..dynamics.train import Trainer
+
+    config = config.validate()
+    emit = progress or (lambda record: None)
+    emit(progress_record(0, config.steps, f"building {config.experiment}"))
+    trainer = Trainer(config)
+    emit({"kind": "started", "runs": trainer.R, "strategies": list(config.strategies), "steps": config.steps,
+          "dim_ratio": trainer.dim_ratio, "device": str(trainer.device), "experiment": trainer.exp.description,
+          "records": list(trainer.records)})
+
+    def on_step(tr, records):
+        dead = sum(x is not None for v in tr.diverged_at.values() for x in v)
+        emit({"kind": "records", "records": records, "step": tr.step, "total": tr.config.steps,
+              "steps_per_second": tr.steps_per_second, "diverged": dead})
+        emit(progress_record(tr.step, tr.config.steps, f"step {tr.step}/{tr.config.steps}"))
+
+    finished = trainer.run(on_step=on_step, control=control)
+    return DynamicsResult(config, trainer, "finished" if finished else "stopped")
+
+
+def summary(result: DynamicsResult) -> dict:
+    """Per strategy: medians over runs of the final totals (the ``lab dynamics --json`` object)."""
+    return result.trainer.summary()
+
+
+def text(result: DynamicsResult) -> str:
+    lines = [f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}"]
+    for s, v in summary(result).items():
+        lines.append(f"{s:<12} {v['dist_from_init']:>10.4g} {v['dist_from_E']:>14.4g} {v['loss']:>8.4f} "
+                     f"{v['accuracy']:>9.3f}")
+    return "\n".join(lines)
+
+
+def save(result: DynamicsResult, directory=None):
+    from ..dynamics.store import save_run
+
+    return save_run(result.trainer, directory, status=result.status)
+
+
+def load(path):
+    from ..dynamics.store import load_run
+
+    return load_run(path)
+
+
+def results_dir(directory=None):
+    from ..dynamics.store import results_dir as _dir
+
+    return _dir(directory)
+
+
+
+FAMILY = Family(
+    name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,
+    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    help="train nominal / augmented / equivariant models and measure drift from E",
+    description="Nordenfors et al.: the same MLP trained several ways from the same equivariant start; reports "
+                "||A - A0|| and ||Pi_perp A|| (medians over runs, final step).")

@@ -1,0 +1,55 @@
+"""What an experiment family declares: its config, its run function, and how its result is reported and kept.
+
+Every family module (``basis``, ``dynamics``, ``sharing``, ``msr``, …) exports one ``Family``.  The command line
+builds a sub-command from it, a dashboard pane builds its widgets from ``family.config`` and runs
+``family.run`` through the job runner, and notebooks call ``family.run`` directly.
+
+The run protocol: ``family.run(config, progress=None, control=None) -> result``.
+
+* ``progress(record)`` receives plain dicts (picklable: they may cross a process boundary).  Every family sends
+  ``{"kind": "progress", "done": k, "total": n, "message": text}`` (what progress bars and ETAs read) and
+  records of its own kinds (training metrics, snapshots of A, …) that its pane draws.
+* ``control`` (``lab.control.Control``) is checked at a fine grain: pause waits, stop ends the run early.  A
+  stopped run still returns its result, with ``result.status == "stopped"``, so that it can be saved.
+* ``family.summary(result)`` is the ``--json`` object (a contract: keys are added, never renamed),
+  ``family.text(result)`` the human-readable lines, ``family.save(result, directory)`` writes it (atomically)
+  and returns the path, ``family.load(path)`` reads it back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..config import Option
+
+
+@dataclass(frozen=True)
+class Output:
+    """A command-line-only output option (``--png FILE``): written from the result after the run."""
+
+    option: Option
+    write: Callable  # (result, value) -> None
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    title: str
+    config: type
+    run: Callable
+    summary: Callable
+    text: Callable
+    help: str = ""
+    description: str = ""
+    save: Callable | None = None  # (result, directory or None) -> Path
+    load: Callable | None = None  # (path) -> saved result
+    results_dir: Callable | None = None  # (directory or None) -> Path
+    cli_saves: bool = False  # the command line saves every run unless --no-save
+    outputs: tuple[Output, ...] = ()
+    #: values of the command's dispatch option (``--task``) that select this family, when several families
+    #: share one command (``lab discover``: sharing for gaussian/conv/group/sum, msr for msr)
+    dispatch: tuple[str, ...] = field(default_factory=tuple)
+
+
+def progress_record(done: int, total: int, message: str = "") -> dict:
+    return {"kind": "progress", "done": int(done), "total": int(total), "message": message}
