@@ -1,21 +1,23 @@
-"""The ``lab`` command line (also ``python -m lab``).
+"""The ``lab`` command line (also ``python -m lab``): thin, built from the experiment declarations.
 
-    lab basis GROUP REP [--solver auto|orbit|dense|krylov|subgroup] [--device auto|cpu|cuda] [--json]
-                        [--png FIGURE.png] [--npz BASIS.npz]
-    lab groups
-    lab presets
-    lab dynamics --experiment perm|trans|rot|custom --runs N --steps S [--strategies nom,aug,equi,...]
-                 [--lr LR] [--seed S] [--aug-passes L] [--exact-orbit] [--gamma G] [--device ...] [--out DIR] [--json]
-
-Bad input exits with code 2 and one line on stderr.
+Every experiment command (``basis``, ``dynamics``, ``discover``) takes its options, choices, defaults and
+``--help`` from its family's config (``lab.experiments``); ``COMMANDS`` says which families a command runs.
+A command shared by several families (``discover``: sharing for gaussian/conv/group/sum, msr for msr) picks
+the family whose ``task`` choices hold the ``--task`` given.  Bad input exits with code 2 and one line on
+stderr; Ctrl-C exits with 130.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 
 from .errors import LabError
+
+#: sub-command -> the experiment families it runs (the first is the default of ``--task``)
+COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr")}
+DISPATCH = "task"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,216 +25,139 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _default_text(entries) -> str:
+    """`` (default: 5)``, or per family where families sharing a command differ (`` (msr: 600)``)."""
+    fmt = lambda v: ",".join(v) if isinstance(v, tuple) else str(v)  # noqa: E731
+    defaults = {fam.name: o.default for fam, o in entries}
+    if len(set(map(repr, defaults.values()))) == 1 or entries[0][1].name == DISPATCH:
+        v = entries[0][1].default
+        return "" if v is None or isinstance(v, bool) else f" (default: {fmt(v)})"
+    return " (" + "; ".join(f"{name}: {fmt(v)}" for name, v in defaults.items() if v is not None) + ")"
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, families) -> None:
+    """One argument per declared option of the families' configs (merged by name; defaults stay in the
+    configs: an option not given is not passed)."""
+    entries: dict[str, list] = {}
+    for fam in families:
+        for o in fam.config.declarations():
+            if o.cli != "":
+                entries.setdefault(o.name, []).append((fam, o))
+    for name, group in entries.items():
+        fam, o = group[0]
+        if o.positional:
+            parser.add_argument(name, metavar=o.metavar or name.upper(), help=o.help.replace("%", "%%"))
+            continue
+        help_text = (o.help + _default_text(group)).replace("%", "%%")
+        kw = dict(dest=name, default=argparse.SUPPRESS, help=help_text)
+        if o.type is bool:
+            kw["action"] = "store_false" if o.default else "store_true"
+        else:
+            kw["type"] = o.type if o.type in (int, float) else str
+            choices = [c for _, opt in group for c in (opt.choices or ())]
+            if choices and o.type is not tuple:
+                kw["choices"] = list(dict.fromkeys(choices))
+            if o.metavar:
+                kw["metavar"] = o.metavar
+        parser.add_argument(o.flag, **kw)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .experiments import FAMILIES
+
     p = _Parser(prog="lab", description="Symmetry Lab: groups, representations and equivariant bases.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    b = sub.add_parser("basis", help="solve for the equivariant basis of a representation",
-                       description="Solve rho(g) v = v for the representation REP of GROUP.")
-    b.add_argument("group", metavar="GROUP", help='group text, e.g. "S(5)", "Z(8)*Z(8)", "SO13()"')
-    b.add_argument("rep", metavar="REP", help='representation text, e.g. "T(4)", "V >> V", "T(2)+3*V"')
-    b.add_argument("--solver", default="auto", choices=["auto", "orbit", "dense", "krylov", "subgroup"])
-    b.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
-    b.add_argument("--memory-limit", default=None, help="refuse solves needing more, e.g. 8GB (default: 80%% of free RAM)")
-    b.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk basis cache")
-    b.add_argument("--json", action="store_true", help="print one JSON object (rank, dim, solver, seconds, ...)")
-    b.add_argument("--png", metavar="FILE", help="write the basis-coloring figure (PNG)")
-    b.add_argument("--npz", metavar="FILE", help="write the basis (numpy .npz, see lab.export)")
+    for command, names in COMMANDS.items():
+        families = [FAMILIES[n] for n in names]
+        first = families[0]
+        sp = sub.add_parser(command, help=first.help, description=first.description)
+        add_config_arguments(sp, families)
+        for fam in families:
+            for out in fam.outputs:
+                sp.add_argument(out.option.flag, metavar=out.option.metavar, default=None, help=out.option.help)
+        if any(f.cli_saves for f in families):
+            sp.add_argument("--out", default=None, metavar="DIR",
+                            help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
+            sp.add_argument("--no-save", action="store_true", help="do not save the run")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("groups", help="list the groups with their arguments")
     sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
-    d = sub.add_parser("dynamics", help="train nominal / augmented / equivariant models and measure drift from E",
-                       description="Nordenfors et al.: the same MLP trained several ways from the same equivariant "
-                       "start; reports ||A - A0|| and ||Pi_perp A|| (medians over runs, final step).")
-    d.add_argument("--experiment", default="perm", choices=["perm", "trans", "rot", "custom"])
-    d.add_argument("--runs", type=int, default=5)
-    d.add_argument("--steps", type=int, default=None, help="gradient steps (default: the experiment's)")
-    d.add_argument("--strategies", default="nom,aug,equi", help="comma list of nom, aug, equi, aug_penalty")
-    d.add_argument("--lr", type=float, default=None, help="learning rate (default: the experiment's)")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--aug-passes", type=int, default=None, help="augmentation passes L per step")
-    d.add_argument("--exact-orbit", action="store_true", help="average over every group element (small groups)")
-    d.add_argument("--gamma", type=float, default=1.0, help="penalty weight of aug_penalty")
-    d.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
-    d.add_argument("--scale", default="small", choices=["small", "paper"], help="experiment size")
-    d.add_argument("--group", default=None, help='custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')
-    d.add_argument("--rep", default=None, help='custom: the input rep, e.g. "V", "T(2)"')
-    d.add_argument("--out", default=None, help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
-    d.add_argument("--no-save", action="store_true", help="do not save the run")
-    d.add_argument("--json", action="store_true", help="print one JSON object: strategy -> medians")
-    s = sub.add_parser("discover", help="learn a parameter-sharing matrix A from data (Yeh et al.)",
-                       description="Bi-level learning of vec(W) = A psi; reports the partition distance to the truth.")
-    s.add_argument("--task", default="gaussian", choices=["gaussian", "conv", "group", "sum", "msr"])
-    s.add_argument("--K", type=int, default=5, help="gaussian: entries")
-    s.add_argument("--blocks", type=int, default=3, help="gaussian: true blocks")
-    s.add_argument("--samples", type=int, default=100, help="gaussian: |D|")
-    s.add_argument("--split", type=float, default=0.3, help="gaussian: training fraction r")
-    s.add_argument("--sigma", type=float, default=1.0, help="gaussian: noise level")
-    s.add_argument("--group", default="Z(4)", help="group task: a permutation group")
-    s.add_argument("--rep-in", default="V", help="group task: input rep")
-    s.add_argument("--rep-out", default="V", help="group task: output rep")
-    s.add_argument("--positions", type=int, default=5, help="sum task: sequence positions")
-    s.add_argument("--rank", type=int, default=1, help="msr: rank of the filter basis (1 = convolution)")
-    s.add_argument("--kernel", type=int, default=3, help="msr: filter size")
-    s.add_argument("--tasks", type=int, default=100, help="msr: number of meta-training tasks")
-    s.add_argument("--sparsity", default="exclusive", choices=["none", "exclusive", "group"], help="msr: prox")
-    s.add_argument("--lam", type=float, default=1e-3, help="msr: sparsity weight")
-    s.add_argument("--steps", type=int, default=None, help="outer steps (default: the task's)")
-    s.add_argument("--lr", type=float, default=None)
-    s.add_argument("--entropy", type=float, default=1e-2, help="weight of the entropy penalty H(A)")
-    s.add_argument("--nuclear", type=float, default=1e-2, help="weight of the nuclear norm of A")
-    s.add_argument("--restarts", type=int, default=None, help="random restarts (default: 3, group task 8)")
-    s.add_argument("--trials", type=int, default=1)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--json", action="store_true", help="print one JSON object (partition_distance, mse_gap, ...)")
     return p
 
 
-def _basis(args) -> int:
-    from .device import pick_device
-    from .groups import parse_group
-    from .reps import parse_rep
+def pick_family(command: str, args):
+    """The family of ``command`` that runs these arguments (by ``--task`` when the command has several)."""
+    from .experiments import FAMILIES
 
-    group = parse_group(args.group)
-    rep = parse_rep(args.rep, group)
-    device = pick_device(args.device)
-    sol = rep.solve(solver=args.solver, device=str(device), memory_limit=args.memory_limit, cache=not args.no_cache)
-    info = sol.summary()
-    info["device"] = str(device)
-    if args.png or args.npz:
-        _export(sol, args.png, args.npz)
-    if args.json:
-        print(json.dumps(info))
-    else:
-        print(f"group    {info['group']}")
-        print(f"rep      {info['rep']}")
-        print(f"rank     {info['rank']}")
-        print(f"dim      {info['dim']}")
-        print(f"ratio    {info['rank'] / max(info['dim'], 1):.3g}")
-        print(f"solver   {info['solver']}{' (cached)' if info['cached'] else ''}")
-        print(f"seconds  {info['seconds']:.3f}")
-    return 0
+    families = [FAMILIES[n] for n in COMMANDS[command]]
+    if len(families) == 1:
+        return families[0]
+    value = getattr(args, DISPATCH, families[0].config.option_named(DISPATCH).default)
+    return next(f for f in families if value in f.config.option_named(DISPATCH).choices)
 
 
-def _export(sol, png: str | None, npz: str | None) -> None:
-    from .export import save_basis
-    from .plots.coloring import coloring_from_solution
-    from .plots.coloring_mpl import coloring_png
+def config_from_args(family, args):
+    names = {o.name for o in family.config.declarations()}
+    return family.config(**{k: v for k, v in vars(args).items() if k in names})
 
+
+class ProgressLine:
+    """``progress`` records as one updating line on stderr, with rate and ETA (after the first second)."""
+
+    def __init__(self, stream=sys.stderr, delay: float = 1.0):
+        self.stream, self.delay = stream, delay
+        self.t0 = time.monotonic()
+        self.first = None  # (time, done) of the first record: the rate excludes start-up
+        self.last_print = 0.0
+        self.shown = False
+
+    def __call__(self, record: dict) -> None:
+        if record.get("kind") != "progress":
+            return
+        now = time.monotonic()
+        done, total = record["done"], max(record["total"], 1)
+        if self.first is None:
+            self.first = (now, done)
+        if now - self.t0 < self.delay or now - self.last_print < 0.2 and done < total:
+            return
+        t1, d1 = self.first
+        rate = (done - d1) / (now - t1) if now > t1 and done > d1 else 0.0
+        eta = f" · ETA {_seconds((total - done) / rate)}" if rate > 0 and done < total else ""
+        self.stream.write(f"\r{record.get('message', '')} · {100 * done / total:.0f}%{eta}\033[K")
+        self.stream.flush()
+        self.last_print, self.shown = now, True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
+
+
+def run_command(command: str, args) -> int:
+    family = pick_family(command, args)
+    config = config_from_args(family, args)
+    printer = ProgressLine() if not args.json else None
     try:
-        if png:
-            data = coloring_from_solution(sol)
-            with open(png, "wb") as f:
-                f.write(coloring_png(data))
-        if npz:
-            with open(npz, "wb") as f:
-                save_basis(sol, f)
-    except OSError as err:
-        raise LabError(f"cannot write {err.filename}: {err.strerror}") from err
-
-
-def _dynamics(args) -> int:
-    from .dynamics import DynamicsConfig, Trainer
-    from .dynamics.store import save_run
-
-    options = {"group": args.group, "rep": args.rep}
-    if args.experiment != "custom" and args.rep:
-        raise LabError("--rep applies to --experiment custom only")
-    if args.experiment in ("perm", "rot") and args.group:
-        raise LabError(f"--group applies to --experiment custom or trans, not {args.experiment}")
-    config = DynamicsConfig(
-        experiment=args.experiment, scale=args.scale, runs=args.runs, steps=args.steps,
-        strategies=tuple(s.strip() for s in args.strategies.split(",") if s.strip()), lr=args.lr, seed=args.seed,
-        aug_passes=args.aug_passes, exact_orbit=args.exact_orbit, gamma=args.gamma, device=args.device,
-        options={k: v for k, v in options.items() if v is not None})
-    trainer = Trainer(config)
-
-    def report(tr, _records):
-        if not args.json:
-            print(f"\rstep {tr.step}/{tr.config.steps}  {tr.steps_per_second:.2f} steps/s", end="", file=sys.stderr,
-                  flush=True)
-
-    trainer.run(on_step=report)
-    if not args.json:
-        print(file=sys.stderr)
-    summary = trainer.summary()
-    if not args.no_save:
+        result = family.run(config, progress=printer)
+    finally:
+        if printer is not None:
+            printer.close()
+    if family.cli_saves and not args.no_save:
         try:
-            path = save_run(trainer, args.out)
+            path = family.save(result, args.out)
         except OSError as err:
             raise LabError(f"cannot save the run under {args.out or 'the results directory'}: {err}") from err
         if not args.json:
             print(f"saved {path}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}")
-        for s, v in summary.items():
-            print(f"{s:<12} {v['dist_from_init']:>10.4g} {v['dist_from_E']:>14.4g} {v['loss']:>8.4f} "
-                  f"{v['accuracy']:>9.3f}")
-    return 0
-
-
-def _discover(args) -> int:
-    import numpy as np
-
-    from .sharing.bilevel import learn_sharing
-    from .sharing.tasks import GaussianTask, conv_task, group_task, sum_task
-
-    if args.trials < 1 or (args.restarts is not None and args.restarts < 1):
-        raise LabError("--trials and --restarts must be at least 1")
-    if args.task == "msr":
-        return _discover_msr(args)
-    results = []
-    for t in range(args.trials):
-        seed = args.seed + t
-        if args.task == "gaussian":
-            task = GaussianTask(K=args.K, blocks=args.blocks, samples=args.samples, split=args.split,
-                                sigma=args.sigma, seed=seed)
-        elif args.task == "conv":
-            task = conv_task(seed=seed)
-        elif args.task == "group":
-            task = group_task(args.group, args.rep_in, args.rep_out, seed=seed)
-        else:
-            task = sum_task(positions=args.positions, seed=seed)
-        results.append(learn_sharing(task, steps=args.steps, lr=args.lr, entropy=args.entropy,
-                                     nuclear=args.nuclear, restarts=args.restarts, seed=seed))
-    out = {"task": args.task, "trials": args.trials,
-           "partition_distance": float(np.mean([r.partition_distance for r in results])),
-           "steps_per_second": float(np.mean([r.steps_per_second for r in results]))}
-    if results[0].mse_gap is not None:
-        out["mse_gap"] = float(np.mean([r.mse_gap for r in results]))
-        out["gap_bound"] = task.gap_bound()
-    if results[0].test_loss is not None:
-        out["test_loss"] = float(np.mean([r.test_loss for r in results]))
-        out["gt_test_loss"] = float(np.mean([r.gt_test_loss for r in results]))
-    if len(results) == 1:
-        out["labels"] = results[0].labels.tolist()
-        out["ground_truth"] = task.gt.tolist()
-    if args.json:
-        print(json.dumps(out))
-    else:
-        for k, v in out.items():
-            print(f"{k:<20} {v}")
-    return 0
-
-
-def _discover_msr(args) -> int:
-    import numpy as np
-
-    from .sharing.msr import LocallyConnected, meta_learn
-
-    family = LocallyConnected(kernel=args.kernel, rank=args.rank, seed=args.seed)
-    kw = dict(tasks=args.tasks, steps=args.steps or 600, seed=args.seed)
-    losses, base, fc = [], [], []
-    for t in range(args.trials):
-        kw["seed"] = args.seed + t
-        losses.append(meta_learn(family, sparsity=args.sparsity, lam=args.lam, **kw).test_loss)
-        base.append(meta_learn(family, sparsity="none", **kw).test_loss)
-        fc.append(meta_learn(family, model="fc", **kw).test_loss)
-    out = {"task": "msr", "trials": args.trials, "partition_distance": None,
-           "test_loss": float(np.mean(losses)), "test_loss_without_sparsity": float(np.mean(base)),
-           "test_loss_fully_connected": float(np.mean(fc)), "sparsity": args.sparsity, "rank": args.rank,
-           "kernel": args.kernel, "tasks": args.tasks}
-    print(json.dumps(out) if args.json else "\n".join(f"{k:<28} {v}" for k, v in out.items()))
+    for out in family.outputs:
+        value = getattr(args, out.option.name, None)
+        if value:
+            out.write(result, value)
+    print(json.dumps(family.summary(result)) if args.json else family.text(result))
     return 0
 
 
@@ -258,18 +183,15 @@ def _groups() -> int:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "basis":
-            return _basis(args)
-        if args.command == "presets":
-            return _presets()
-        if args.command == "dynamics":
-            return _dynamics(args)
-        if args.command == "discover":
-            return _discover(args)
-        return _groups()
+        if args.command in COMMANDS:
+            return run_command(args.command, args)
+        return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("lab: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

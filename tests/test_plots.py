@@ -10,7 +10,13 @@ import pytest
 from lab import parse_group, parse_rep
 from lab.errors import ParseError, RepError
 from lab.export import basis_npz_bytes, load_basis
-from lab.plots import basis_coloring
+from lab.experiments.basis import coloring, layer
+
+
+def basis_coloring(group, rep_in, rep_out=None, seed=0, **kw):
+    """Solve the layer (the experiments layer), then draw it (plots never solve): (plot data, Solution)."""
+    result = layer(group, rep_in, rep_out)
+    return coloring(result, seed=seed, **kw), result.solution
 from lab.plots.coloring import disjoint_pattern, pivot_basis
 from lab.plots.palette import PALETTE, categorical_colours
 from lab.presets import PRESETS, fill_size

@@ -17,7 +17,7 @@ The run protocol: ``family.run(config, progress=None, control=None) -> result``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from ..config import Option
@@ -46,9 +46,6 @@ class Family:
     results_dir: Callable | None = None  # (directory or None) -> Path
     cli_saves: bool = False  # the command line saves every run unless --no-save
     outputs: tuple[Output, ...] = ()
-    #: values of the command's dispatch option (``--task``) that select this family, when several families
-    #: share one command (``lab discover``: sharing for gaussian/conv/group/sum, msr for msr)
-    dispatch: tuple[str, ...] = field(default_factory=tuple)
 
 
 def progress_record(done: int, total: int, message: str = "") -> dict:

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from ..errors import RepError
-from ..reps.parse import parse_rep
 from ..reps.rep import ProductRep, Rep, SumRep
 
 MAX_CELLS = 250_000  # cells sent to a browser / drawn in a figure; larger matrices are strided
@@ -219,25 +217,10 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
                         note=note + why_strided, **common)
 
 
-def basis_coloring(group, rep_in: str | Rep, rep_out: str | Rep | None = None, solver: str = "auto",
-                   memory_limit=None, cache: bool = True, progress=None, max_cells: int = MAX_CELLS,
-                   seed: int = 0) -> tuple[ColoringData, object]:
-    """Solve the layer ``rep_in >> rep_out`` over ``group`` and return (plot data, Solution).
-
-    With ``rep_out=None``, ``rep_in`` is drawn on its own (a map ``A >> B`` or a tensor such as ``T(3)``).
-    Group and reps may be text; errors are ``LabError`` subclasses.
-    """
-    from ..groups import parse_group
-
-    G = parse_group(group)
-    a = parse_rep(rep_in, G)
-    if rep_out is None:
-        rep, text_in, text_out = a, "", ""
-    else:
-        b = parse_rep(rep_out, G)
-        if isinstance(a, ProductRep) and a.maps is not None or isinstance(b, ProductRep) and b.maps is not None:
-            raise RepError("input and output reps cannot themselves be maps ('>>'); "
-                           "write the map as one rep instead")
-        rep, text_in, text_out = a >> b, str(a), str(b)
-    sol = rep.solve(solver=solver, memory_limit=memory_limit, cache=cache, progress=progress)
-    return coloring_from_solution(sol, text_in, text_out, max_cells=max_cells, seed=seed), sol
+def basis_coloring(solved, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS, seed: int = 0,
+                   gallery: int = GALLERY) -> ColoringData:
+    """Plot data of a solved basis: a ``Solution``, or a result with ``.solution``, ``.rep_in``, ``.rep_out``
+    (``lab.experiments.basis``).  Plots never parse or solve: solve first (``lab.experiments.basis.layer``)."""
+    if hasattr(solved, "solution"):
+        rep_in, rep_out, solved = rep_in or solved.rep_in, rep_out or solved.rep_out, solved.solution
+    return coloring_from_solution(solved, rep_in, rep_out, max_cells=max_cells, seed=seed, gallery=gallery)

@@ -27,10 +27,11 @@ import torch
 from ..control import Control
 from .partition import canonical, partition_distance, selection_matrix
 
-DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop"),
-            "conv": dict(steps=600, lr=0.1, optimizer="adam"),
+#: per-task defaults for settings left as None
+DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop", restarts=3),
+            "conv": dict(steps=600, lr=0.1, optimizer="adam", restarts=3),
             "group": dict(steps=800, lr=0.1, optimizer="adam", restarts=8),
-            "sum": dict(steps=400, lr=0.1, optimizer="adam")}
+            "sum": dict(steps=400, lr=0.1, optimizer="adam", restarts=3)}
 
 
 @dataclass
@@ -94,8 +95,10 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
                   merge_tolerance: float = 0.02,
                   record_every: int = 5, on_step=None, control: Control | None = None) -> SharingResult:
     d = DEFAULTS.get(task.name, DEFAULTS["conv"])
-    steps, lr, optimizer = steps or d["steps"], lr or d["lr"], optimizer or d["optimizer"]
-    restarts = restarts or d.get("restarts", 3)
+    steps = d["steps"] if steps is None else steps
+    lr = d["lr"] if lr is None else lr
+    optimizer = d["optimizer"] if optimizer is None else optimizer
+    restarts = d["restarts"] if restarts is None else restarts
     K = task.K
     gen = torch.Generator().manual_seed(seed)
     logits = (0.1 * torch.randn(restarts, K, K, generator=gen, dtype=torch.float64)).requires_grad_()

@@ -266,3 +266,10 @@ def sum_task(positions: int = 5, train: int = 100, val: int = 150, test: int = 1
     (pt, yt), (pv, yv), (pe, ye) = sets
     return LinearTask("sum", np.zeros(positions, dtype=np.int64), 9, pt, yt, pv, yv, pe, ye,
                       info={"positions": positions})
+
+
+def weight_shape(task) -> tuple[int, int]:
+    """The shape of the weight matrix W whose K entries a task's sharing partitions (for drawing W)."""
+    if "W" in getattr(task, "info", {}):
+        return tuple(task.info["W"].shape)
+    return (task.K, 1) if task.name == "sum" else (1, task.K)

@@ -1,0 +1,162 @@
+"""Experiment family ``basis``: the equivariant basis of a representation (or of the layer REP >> REP_OUT).
+
+>>> from lab.experiments.basis import FAMILY, BasisConfig
+>>> result = FAMILY.run(BasisConfig(group="S(5)", rep="T(2)", rep_out="T(2)", cache=False))
+>>> FAMILY.summary(result)["rank"]        # equivariant graph layers (Maron et al.): Bell(4) = 15
+15
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..config import Config, Option, option
+from ..solvers import SOLVERS
+from .family import Family, Output, progress_record
+
+
+@dataclass
+class BasisConfig(Config):
+    group: str = option("S(5)", 'group text, e.g. "S(5)", "Z(8)*Z(8)", "SO13()"', positional=True)
+    rep: str = option("T(2)", 'representation text, e.g. "T(4)", "V >> V", "T(2)+3*V" (with --rep-out: the '
+                      'input rep of the layer REP >> REP_OUT)', positional=True)
+    rep_out: str | None = option(None, "output rep: solve the layer REP >> REP_OUT")
+    solver: str = option("auto", "the solver (auto picks the fastest that applies)", choices=SOLVERS)
+    device: str = option("auto", "auto (CUDA when present), cpu or cuda")
+    memory_limit: str | None = option(None, "refuse solves needing more, e.g. 8GB (default: 80% of free RAM)")
+    cache: bool = option(True, "do not read or write the on-disk basis cache", cli="--no-cache")
+
+
+@dataclass
+class BasisResult:
+    config: BasisConfig
+    solution: object  # lab.solvers.Solution
+    rep_in: str  # printed input rep of a layer ("" when REP was solved on its own)
+    rep_out: str
+    device: str
+    status: str = "finished"
+
+
+def build_rep(config: BasisConfig):
+    """(rep to solve, input text, output text) from a config; bad text raises ``LabError`` before any work."""
+    from ..errors import RepError
+    from ..groups import parse_group
+    from ..reps.parse import parse_rep
+
+    group = parse_group(config.group)
+    a = parse_rep(config.rep, group)
+    if config.rep_out is None:
+        return a, "", ""
+    b = parse_rep(config.rep_out, group)
+    if any(getattr(r, "maps", None) is not None for r in (a, b)):
+        raise RepError("input and output reps cannot themselves be maps ('>>'); write the map as one rep instead")
+    return a >> b, str(a), str(b)
+
+
+def run(config: BasisConfig, progress=None, control=None) -> BasisResult:
+    from ..device import pick_device
+
+    config = config.validate()
+    rep, text_in, text_out = build_rep(config)
+    device = str(pick_device(config.device))
+
+    def report(fraction, message):
+        if control is not None:
+            control.checkpoint()  # a superseded or stopped solve ends at its next progress report
+        if progress is not None:
+            progress(progress_record(round(1000 * fraction), 1000, message))
+
+    sol = rep.solve(solver=config.solver, device=device, memory_limit=config.memory_limit, cache=config.cache,
+                    progress=report)
+    return BasisResult(config, sol, text_in, text_out, device)
+
+
+def layer(group: str, rep_in: str, rep_out: str | None = None, **settings) -> BasisResult:
+    """Solve the layer ``rep_in >> rep_out`` (or ``rep_in`` alone) over ``group``: scripts' and notebooks'
+    one-liner for ``run(BasisConfig(...))``.
+
+    >>> layer("Z(8)", "V", "V").solution.rank      # convolutions: the 8 circulant matrices
+    8
+    """
+    return run(BasisConfig(group=group, rep=rep_in, rep_out=rep_out, **settings))
+
+
+def summary(result: BasisResult) -> dict:
+    """The ``lab basis --json`` object: rank, dim, solver, seconds, group, rep, cached, blocks, device."""
+    info = result.solution.summary()
+    info["device"] = result.device
+    return info
+
+
+def text(result: BasisResult) -> str:
+    info = summary(result)
+    return "\n".join([f"group    {info['group']}", f"rep      {info['rep']}", f"rank     {info['rank']}",
+                      f"dim      {info['dim']}", f"ratio    {info['rank'] / max(info['dim'], 1):.3g}",
+                      f"solver   {info['solver']}{' (cached)' if info['cached'] else ''}",
+                      f"seconds  {info['seconds']:.3f}"])
+
+
+def slug(result: BasisResult) -> str:
+    """A file name stem: ``S_5_T_2_to_T_2``."""
+    s = summary(result)
+    name = f"{s['group']}_{result.rep_in}_to_{result.rep_out}" if result.rep_in else f"{s['group']}_{s['rep']}"
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") or "basis"
+
+
+def coloring(result: BasisResult, **kw):
+    """The basis-coloring plot data of a solved basis (``lab.plots.coloring``)."""
+    from ..plots.coloring import basis_coloring
+
+    return basis_coloring(result, **kw)
+
+
+def write_png(result: BasisResult, path: str) -> None:
+    from ..plots.coloring_mpl import coloring_png
+
+    data = coloring(result)
+    _write(path, lambda f: f.write(coloring_png(data)))
+
+
+def write_npz(result: BasisResult, path: str) -> None:
+    from ..export import save_basis
+
+    _write(path, lambda f: save_basis(result.solution, f, result.rep_in, result.rep_out))
+
+
+def _write(path, fill) -> None:
+    from ..errors import LabError
+
+    try:
+        with open(path, "wb") as f:
+            fill(f)
+    except OSError as err:
+        raise LabError(f"cannot write {err.filename}: {err.strerror}") from err
+
+
+def save(result: BasisResult, directory=None):
+    """Write the basis as ``.npz`` (``lab.export``) into ``directory``; returns the file's path."""
+    from pathlib import Path
+
+    root = Path(directory or ".")
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{slug(result)}.npz"
+    write_npz(result, str(path))
+    return path
+
+
+def load(path):
+    from ..export import load_basis
+
+    return load_basis(path)
+
+
+def _file_option(name: str, help: str) -> Option:
+    return Option(name=name, type=str, default=None, help=help, optional=True, metavar="FILE")
+
+
+FAMILY = Family(
+    name="basis", title="Basis explorer", config=BasisConfig, run=run, summary=summary, text=text, save=save,
+    load=load, help="solve for the equivariant basis of a representation",
+    description="Solve rho(g) v = v for the representation REP of GROUP.",
+    outputs=(Output(_file_option("png", "write the basis-coloring figure (PNG)"), write_png),
+             Output(_file_option("npz", "write the basis (numpy .npz, see lab.export)"), write_npz)))

@@ -1,0 +1,139 @@
+"""Experiment family ``msr`` (method 2): meta-learn the symmetry matrix U of vec(W) = U v (Zhou et al.) on
+locally connected task families, with proximal sparsity (the MSR report), against two baselines: the same
+meta-learner without sparsity and a fully connected meta-learner.  The chosen sparsity runs last, so the
+last U a viewer sees is the one asked for.
+
+>>> from lab.experiments.msr import FAMILY, MSRConfig
+>>> result = FAMILY.run(MSRConfig(tasks=8, steps=3))
+>>> sorted(k for k in FAMILY.summary(result) if k.startswith("test_loss"))
+['test_loss', 'test_loss_fully_connected', 'test_loss_without_sparsity']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..config import Config, ConfigError, option
+from .family import Family, progress_record
+
+SPARSITY = ("exclusive", "group", "none")
+#: the runs of one trial: (model, sparsity or None for the chosen one, label)
+_RUNS = (("fc", "none"), ("msr", "none"), ("msr", None))
+
+
+@dataclass
+class MSRConfig(Config):
+    task: str = option("msr", "method 2: meta-learned symmetry matrix with sparsity", choices=("msr",))
+    rank: int = option(1, "msr: rank of the filter basis (1 = convolution)", low=1, high=64)
+    kernel: int = option(3, "msr: filter size", low=1, high=64)
+    tasks: int = option(100, "msr: number of meta-training tasks", low=2, high=1_000_000)
+    sparsity: str = option("exclusive", "msr: proximal sparsity on U", choices=SPARSITY)
+    lam: float = option(1e-3, "msr: sparsity weight", low=0)
+    n_in: int = option(12, "msr: inputs of the locally connected layer", low=2, high=4096)
+    steps: int = option(600, "outer (meta-training) steps", low=1, high=10_000_000)
+    trials: int = option(1, "independent trials (seeds seed, seed+1, ...)", low=1, high=10_000)
+    seed: int = option(0, "random seed", low=0)
+
+    def check(self) -> None:
+        if self.kernel > self.n_in:
+            raise ConfigError(f"a filter of size {self.kernel} does not fit {self.n_in} inputs")
+
+
+def run_label(model: str, sparsity: str) -> str:
+    return f"msr, {sparsity} sparsity" if model == "msr" else "fully connected"
+
+
+@dataclass
+class MSRRunResult:
+    config: MSRConfig
+    rows: list = field(default_factory=list)  # per trial: {label: test loss}
+    history: list = field(default_factory=list)  # outer-loss records, labelled by run
+    U: dict = field(default_factory=dict)  # the last trial's learned U per run label
+    shape: tuple = (0, 0)  # (n_out, n_in) of the layer
+    status: str = "finished"
+
+
+def run(config: MSRConfig, progress=None, control=None) -> MSRRunResult:
+    from ..sharing.msr import LocallyConnected, meta_learn
+
+    config = config.validate()
+    emit = progress or (lambda record: None)
+    family = LocallyConnected(n_in=config.n_in, kernel=config.kernel, rank=config.rank, seed=config.seed)
+    out = MSRRunResult(config, shape=(family.n_out, family.n_in))
+    runs = list(dict.fromkeys((m, s or config.sparsity) for m, s, in _RUNS))
+    total = config.trials * len(runs) * config.steps
+    done = 0
+    emit({"kind": "layer", "n_out": family.n_out, "n_in": family.n_in})
+    for t in range(config.trials):
+        losses = {}
+        for model, sparsity in runs:
+            label = run_label(model, sparsity)
+
+            def on_step(rec, U, label=label, base=done):
+                rec = dict(rec, label=label, trial=t)
+                out.history.append(rec)
+                emit({"kind": "msr", "rec": rec, "U": U, "label": label})
+                emit(progress_record(base + rec["step"] + 1, total, f"trial {t + 1}, {label}, step {rec['step']}"))
+
+            res = meta_learn(family, tasks=config.tasks, model=model, sparsity=sparsity, lam=config.lam,
+                             steps=config.steps, seed=config.seed + t, on_step=on_step, control=control)
+            done += config.steps
+            losses[label] = res.test_loss
+            if model == "msr":
+                out.U[label] = res.U
+            emit({"kind": "compare", "rows": [{"model": k, "test loss": v} for k, v in losses.items()]})
+            if control is not None and control.stopped:
+                break
+        out.rows.append(losses)
+        if control is not None and control.stopped:
+            out.status = "stopped"
+            break
+    return out
+
+
+def _mean(result: MSRRunResult, label: str):
+    vals = [r[label] for r in result.rows if label in r]
+    return float(np.mean(vals)) if vals else None
+
+
+def summary(result: MSRRunResult) -> dict:
+    """The ``lab discover --task msr --json`` object (means over trials; no partition is learned)."""
+    c = result.config
+    return {"task": "msr", "trials": len(result.rows), "partition_distance": None,
+            "test_loss": _mean(result, run_label("msr", c.sparsity)),
+            "test_loss_without_sparsity": _mean(result, run_label("msr", "none")),
+            "test_loss_fully_connected": _mean(result, run_label("fc", "none")),
+            "sparsity": c.sparsity, "rank": c.rank, "kernel": c.kernel, "tasks": c.tasks}
+
+
+def text(result: MSRRunResult) -> str:
+    return "\n".join(f"{k:<28} {v}" for k, v in summary(result).items())
+
+
+def save(result: MSRRunResult, directory=None):
+    from ..sharing.store import save_sharing
+
+    comparison = [{"model": k, "test loss": v} for k, v in (result.rows[-1] if result.rows else {}).items()]
+    info = dict(summary(result), comparison=comparison, shape=list(result.shape))
+    return save_sharing(result.config.to_dict(), result.history, [], info, directory, result.status)
+
+
+def load(path):
+    from ..sharing.store import load_sharing
+
+    return load_sharing(path)
+
+
+def results_dir(directory=None):
+    from ..sharing.store import sharing_dir
+
+    return sharing_dir(directory)
+
+
+FAMILY = Family(
+    name="msr", title="Meta-learned sharing", config=MSRConfig, run=run, summary=summary, text=text,
+    save=save, load=load, results_dir=results_dir,
+    help="meta-learn a symmetry matrix U with sparsity (Zhou et al.; MSR report)",
+    description="MAML over locally connected task families; test loss with and without sparsity and of a fully "
+                "connected meta-learner.")

@@ -1,0 +1,151 @@
+"""The experiments layer: every family declared once, run through one protocol, reported and kept the same way."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import threading
+import time
+
+import pytest
+
+from lab.cli import COMMANDS, build_parser, main
+from lab.config import ConfigError
+from lab.control import Control
+from lab.experiments import FAMILIES
+from lab.experiments.basis import BasisConfig
+from lab.experiments.dynamics import DynamicsConfig
+from lab.experiments.msr import MSRConfig
+from lab.experiments.sharing import SharingConfig, make_task
+
+TINY = {
+    "basis": BasisConfig(group="S(4)", rep="T(2)", rep_out="V", cache=False),
+    "dynamics": DynamicsConfig(experiment="custom", runs=2, steps=3, strategies=("nom", "equi")),
+    "sharing": SharingConfig(task="conv", steps=20),
+    "msr": MSRConfig(tasks=6, steps=4),
+}
+
+
+def test_every_family_is_registered_and_reachable_from_the_cli():
+    assert set(FAMILIES) == set(TINY)
+    assert sorted(n for names in COMMANDS.values() for n in names) == sorted(FAMILIES)
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_run_reports_progress_and_returns_a_finished_result(name):
+    records = []
+    fam = FAMILIES[name]
+    result = fam.run(TINY[name], progress=records.append)
+    assert result.status == "finished"
+    progress = [r for r in records if r["kind"] == "progress"]
+    assert progress, "no progress record"
+    assert all(0 <= r["done"] <= r["total"] for r in progress)
+    assert progress[-1]["done"] == progress[-1]["total"]
+    json.dumps(fam.summary(result))  # the --json object is plain data
+
+
+@pytest.mark.parametrize("name", ["dynamics", "sharing", "msr"])
+def test_stop_ends_a_run_early_with_a_stopped_result_that_saves_and_loads(name, tmp_path):
+    fam = FAMILIES[name]
+    control = Control()
+    config = {"dynamics": DynamicsConfig(experiment="custom", runs=2, steps=10_000),
+              "sharing": SharingConfig(task="conv", steps=100_000),
+              "msr": MSRConfig(tasks=6, steps=100_000)}[name]
+    seen = []
+
+    def progress(record):
+        seen.append(record)
+        if record["kind"] == "progress" and record["done"] >= 2:
+            control.stop()
+
+    result = fam.run(config, progress=progress, control=control)
+    assert result.status == "stopped"
+    assert max(r["done"] for r in seen if r["kind"] == "progress") < 100
+    path = fam.save(result, tmp_path)
+    loaded = fam.load(path)
+    assert loaded.meta["status"] == "stopped"
+    restored = fam.config.from_dict(loaded.meta["config"])
+    assert restored.to_dict() == result.config.to_dict()
+
+
+def test_pause_holds_a_run_until_resumed():
+    control = Control()
+    steps = []
+
+    def progress(record):
+        if record["kind"] == "records":
+            steps.append(record["step"])
+            if record["step"] == 1:
+                control.pause()
+
+    worker = threading.Thread(target=FAMILIES["dynamics"].run, args=(DynamicsConfig(
+        experiment="custom", runs=1, steps=3, strategies=("nom",)),), kwargs=dict(progress=progress, control=control))
+    worker.start()
+    deadline = time.monotonic() + 300
+    while not steps and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert steps == [1] and worker.is_alive()  # held at the pause
+    control.resume()
+    worker.join(300)
+    assert steps == [1, 2, 3]
+
+
+@pytest.mark.parametrize("config, needle", [
+    (DynamicsConfig(runs=0), "runs must be at least 1"),
+    (DynamicsConfig(lr=math.nan), "finite"),
+    (DynamicsConfig(lr=0.0), "lr must be above 0"),
+    (DynamicsConfig(runs=True), "integer"),
+    (DynamicsConfig(strategies=("nom", "magic")), "magic"),
+    (DynamicsConfig(experiment="perm", group="S(5)"), "group applies"),
+    (SharingConfig(K=3, blocks=4), "blocks (4) cannot exceed K (3)"),
+    (SharingConfig(split=1.0), "below 1"),
+    (SharingConfig(steps=0), "steps must be at least 1"),
+    (MSRConfig(kernel=20), "does not fit"),
+    (MSRConfig(sparsity="l0"), "choose one of"),
+    (BasisConfig(solver="magic"), "choose one of"),
+])
+def test_configs_refuse_bad_values_with_one_line(config, needle):
+    with pytest.raises(ConfigError) as err:
+        config.validate()
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_config_round_trips_and_names_an_unknown_field():
+    c = SharingConfig(task="gaussian", K=7, blocks=2).validate()
+    assert SharingConfig.from_dict(c.to_dict()) == c
+    with pytest.raises(ConfigError, match="run.json: unknown setting 'bogus'"):
+        SharingConfig.from_dict({**c.to_dict(), "bogus": 1}, where="run.json")
+
+
+def _subparser(command) -> argparse.ArgumentParser:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[command]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_cli_options_are_the_config_declarations(command):
+    sub = _subparser(command)
+    by_dest = {a.dest: a for a in sub._actions}
+    for name in COMMANDS[command]:
+        for o in FAMILIES[name].config.declarations():
+            action = by_dest[o.name]
+            if o.choices and o.type is not tuple:
+                assert set(o.choices) <= set(action.choices)
+            if not o.positional:
+                assert action.default is argparse.SUPPRESS  # defaults live in the config only
+                assert o.flag in action.option_strings
+
+
+def test_an_option_not_given_takes_the_config_default(tmp_path, capsys):
+    code = main(["discover", "--task", "msr", "--tasks", "4", "--steps", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["sparsity"] == MSRConfig().sparsity and out["kernel"] == MSRConfig().kernel
+
+
+def test_the_sharing_task_is_built_in_one_place():
+    cfg = SharingConfig(task="gaussian", K=6, blocks=2, seed=3).validate()
+    a, b = make_task(cfg, 3), make_task(cfg, 3)
+    assert (a.gt == b.gt).all() and a.K == 6
+    assert SharingConfig(task="group").validate().with_defaults().restarts == 8
