@@ -90,14 +90,23 @@ def test_exports(explorer):
 
 
 def test_superseded_solve_stops_at_its_next_progress_report():
-    from lab.dashboard.basis_explorer import _Superseded
+    from lab.control import Control, Stopped
+    from lab.experiments.basis import BasisConfig
 
-    calls = []
+    control, calls = Control(), []
 
-    def progress(fraction, message):
-        calls.append(message)
-        raise _Superseded()
+    def progress(record):
+        calls.append(record["message"])
+        control.stop()  # a newer request arrived
 
-    with pytest.raises(_Superseded):  # a 19 683-entry solve that would take seconds stops at once
-        BasisExplorer._compute(("SO(3)", "T(4)", "T(5)", "auto"), progress)
+    with pytest.raises(Stopped):  # a 19 683-entry solve that would take seconds stops at once
+        BasisExplorer._compute(BasisConfig(group="SO(3)", rep="T(4)", rep_out="T(5)", cache=False), progress, control)
     assert len(calls) == 1
+
+
+def test_each_explorer_solves_on_its_own_job():
+    a, b = BasisExplorer(), BasisExplorer()
+    assert a._job is None and b._job is None  # nothing shared, nothing module-level
+    import lab.dashboard.basis_explorer as module
+
+    assert not hasattr(module, "_EXECUTOR")

@@ -1,43 +1,34 @@
 """Dashboard pane "Basis explorer": pick a group and reps, see the equivariant basis as a basis-coloring plot.
 
-All mathematics lives in ``lab.plots.coloring`` (data) and ``lab.plots.coloring_hv`` (HoloViews); this
-module only wires widgets to them.  Solves run on a worker thread while an async callback keeps the page
-responsive and shows progress; a newer request supersedes an older one (its result is dropped).
+The solve is the ``basis`` experiment family (``lab.experiments.basis``); drawing is ``lab.plots.coloring``
+(data) and ``lab.plots.coloring_hv`` (HoloViews); this module only wires widgets to them.  Each session solves
+on its own job (``lab.jobs.Job``: one worker thread, nothing shared between sessions) while an async callback
+keeps the page responsive and shows progress; a newer request stops the older job at its next progress
+report and its result is dropped.
 """
 from __future__ import annotations
 
 import asyncio
 import io
-import re
-from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
 import param
 
 from ..errors import LabError
+from ..experiments import basis as basis_family
+from ..experiments.basis import BasisConfig
 from ..export import basis_npz_bytes
-from ..groups import parse_group
+from ..jobs import Job
 from ..plots.coloring import MAX_CELLS, basis_coloring
 from ..plots.coloring_hv import coloring_plot, gallery_plot
 from ..plots.coloring_mpl import coloring_png
 from ..presets import PRESETS, fill_size, has_size
-from ..reps.parse import parse_rep
-from ..solvers import SOLVERS
+from .config_params import add_config_params
 
 CUSTOM = "custom…"
 GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Grid(n)", "GCNN(n)", "Trivial(n)",
                  "Cube()", "RubiksCube()", "C(n)", "D(n)", "SO(n)", "O(n)", "Sp(n)", "U(n)", "SU(n)",
                  "SO13p()", "SO13()", "O13()", CUSTOM]
-_EXECUTOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="basis-explorer")
-
-
-class _Superseded(Exception):
-    """Raised from the progress callback of a solve nobody waits for any more: it stops at its next
-    progress report (solvers report per block and per iteration)."""
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "basis"
 
 
 class BasisExplorer(pn.viewable.Viewer):
@@ -49,11 +40,12 @@ class BasisExplorer(pn.viewable.Viewer):
     custom_group = param.String(default="S(3)*Z(2)", doc="any group text, e.g. S(3)*Z(4)")
     rep_in = param.String(default="T(2)", doc="input representation")
     rep_out = param.String(default="T(2)", doc="output representation")
-    solver = param.Selector(default="auto", objects=list(SOLVERS))
+    # solver: from BasisConfig's declaration (below the class)
 
     def __init__(self, **params):
         super().__init__(**params)
         self._gen = 0
+        self._job: Job | None = None  # this session's solve in flight
         self._applying = False
         self._result = None  # (ColoringData, Solution) of the plot on screen
         self._widgets()
@@ -167,15 +159,15 @@ class BasisExplorer(pn.viewable.Viewer):
         """Live validation of what is typed (not yet committed); returns the message or None."""
         message = None
         custom = self._typed.get("group", self.custom_group) if self.group == CUSTOM else None
+        group = custom if custom is not None else self.group_text()
         try:
-            group = parse_group(custom if custom is not None else self.group_text())
+            basis_family.build_rep(BasisConfig(group=group, rep="Scalar"))
         except LabError as err:
             message = f"group: {err}"
         else:
             for label, key, committed in (("input rep", "in", self.rep_in), ("output rep", "out", self.rep_out)):
-                text = self._typed.get(key, committed)
                 try:
-                    parse_rep(text, group)
+                    basis_family.build_rep(BasisConfig(group=group, rep=self._typed.get(key, committed)))
                 except LabError as err:
                     message = f"{label}: {err}"
                     break
@@ -184,19 +176,24 @@ class BasisExplorer(pn.viewable.Viewer):
         return message
 
     # ------------------------------------------------------------------ solving
-    def _spec(self) -> tuple[str, str, str, str]:
-        return self.group_text(), self.rep_in, self.rep_out, self.solver
+    def config(self) -> BasisConfig:
+        """The request on screen as the basis experiment's config."""
+        return BasisConfig(group=self.group_text(), rep=self.rep_in, rep_out=self.rep_out, solver=self.solver)
 
     @staticmethod
-    def _compute(spec, progress=None):
-        group, rep_in, rep_out, solver = spec
-        data, sol = basis_coloring(group, rep_in, rep_out, solver=solver, progress=progress, max_cells=MAX_CELLS)
-        if progress:
-            progress(1.0, "drawing")
-        return data, sol, coloring_plot(data), gallery_plot(data)
+    def _compute(config: BasisConfig, progress=None, control=None):
+        """Solve (the basis experiment) and build the plots, all off the event loop."""
+        result = basis_family.run(config, progress=progress, control=control)
+        if control is not None:
+            control.checkpoint()
+        data = basis_coloring(result, max_cells=MAX_CELLS)
+        return data, result, coloring_plot(data), gallery_plot(data)
 
     def _supersede(self) -> int:
         self._gen += 1
+        if self._job is not None:
+            self._job.stop()  # ends at its next progress report; its result is dropped
+            self._job = None
         return self._gen
 
     def _schedule(self):
@@ -212,7 +209,7 @@ class BasisExplorer(pn.viewable.Viewer):
     def refresh(self):
         """Solve and draw synchronously (scripts, tests, benchmarks)."""
         self._supersede()
-        self._deliver(lambda: self._compute(self._spec()))
+        self._deliver(lambda: self._compute(self.config()))
 
     def _deliver(self, get_result):
         """Show ``get_result()``, or its error inline: never a traceback page."""
@@ -230,32 +227,33 @@ class BasisExplorer(pn.viewable.Viewer):
             self._show_error(f"could not draw the result: {type(err).__name__}: {err}")
 
     async def _refresh_async(self, gen: int):
-        state = {"fraction": None, "message": "solving…"}
-
-        def progress(fraction, message):
-            if gen != self._gen:
-                raise _Superseded()
-            state.update(fraction=fraction, message=message)
-
-        try:  # parsing is instant: report bad input without a round trip through the worker
-            parse_rep(self.rep_out, parse_rep(self.rep_in, parse_group(self.group_text())).group)
+        config = self.config()
+        try:  # parsing is instant: report bad input without a round trip through a worker
+            config.validate()
+            basis_family.build_rep(config)
         except LabError as err:
             self._show_error(str(err))
             return
-        self._busy(True, f"solving {self.group_text()}: {self.rep_in} → {self.rep_out} …")
-        future = asyncio.wrap_future(_EXECUTOR.submit(self._compute, self._spec(), progress))
-        while True:
-            done, _ = await asyncio.wait({future}, timeout=0.15)
-            if gen != self._gen:  # superseded by a newer request; its callback owns the indicators
-                future.add_done_callback(lambda f: f.cancelled() or f.exception())  # result dropped
+        self._busy(True, f"solving {config.group}: {config.rep} → {config.rep_out} …")
+        job = self._job = Job.function(lambda progress, control: self._compute(config, progress, control),
+                                       name="basis-explorer").start()
+        final = None
+        while final is None:
+            await asyncio.sleep(0.15)
+            if gen != self._gen:  # superseded: the newer request's callback owns the indicators
                 return
-            if done:
-                break
-            if state["fraction"] is not None:
-                self._progress.value = int(100 * state["fraction"])
-            self._status.object = state["message"]
+            for msg in job.drain():
+                if msg["kind"] == "progress":
+                    self._progress.value = int(100 * msg["done"] / max(msg["total"], 1))
+                    self._status.object = msg["message"]
+                elif msg["kind"] in ("done", "failed"):
+                    final = msg
+        self._job = None
         try:
-            self._deliver(future.result)
+            if final["kind"] == "failed":
+                self._show_error(final["error"])
+            else:
+                self._deliver(lambda: final["result"])
         finally:
             self._busy(False)
 
@@ -272,8 +270,8 @@ class BasisExplorer(pn.viewable.Viewer):
         self._error.visible = True
 
     def _show(self, result):
-        data, sol, plot, gallery = result
-        self._result = (data, sol)
+        data, solved, plot, gallery = result
+        self._result = (data, solved)
         self._error.visible = False
         info = data.info()
         cached = " (cached)" if info["cached"] else ""
@@ -287,7 +285,7 @@ class BasisExplorer(pn.viewable.Viewer):
         self._plot.object = plot
         self._gallery.object = gallery
         self._gallery_box.visible = gallery is not None
-        name = _slug(f"{info['group']}_{info['input']}_to_{info['output']}")
+        name = basis_family.slug(solved)
         self._png.filename, self._npz.filename = f"{name}.png", f"{name}.npz"
 
     def _png_file(self):
@@ -296,5 +294,8 @@ class BasisExplorer(pn.viewable.Viewer):
     def _npz_file(self):
         if not self._result:
             return None
-        data, sol = self._result
-        return io.BytesIO(basis_npz_bytes(sol, data.rep_in, data.rep_out))
+        data, solved = self._result
+        return io.BytesIO(basis_npz_bytes(solved.solution, data.rep_in, data.rep_out))
+
+
+add_config_params(BasisExplorer, BasisConfig, ["solver"])
