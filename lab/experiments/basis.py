@@ -1,9 +1,4 @@
 """Experiment family ``basis``: the equivariant basis of a representation (or of the layer REP >> REP_OUT).
-
->>> from lab.experiments.basis import FAMILY, BasisConfig
->>> result = FAMILY.run(BasisConfig(group="S(5)", rep="T(2)", rep_out="T(2)", cache=False))
->>> FAMILY.summary(result)["rank"]        # equivariant graph layers (Maron et al.): Bell(4) = 15
-15
 """
 from __future__ import annotations
 
@@ -54,6 +49,14 @@ def build_rep(config: BasisConfig):
 
 
 def run(config: BasisConfig, progress=None, control=None) -> BasisResult:
+    """Solve the basis a config asks for; solver progress arrives as ``progress`` records, and a stopped
+    ``control`` ends the solve at its next progress report.
+
+    >>> from lab.experiments.basis import FAMILY, BasisConfig
+    >>> result = FAMILY.run(BasisConfig(group="S(5)", rep="T(2)", rep_out="T(2)", cache=False))
+    >>> FAMILY.summary(result)["rank"]        # equivariant graph layers (Maron et al.): Bell(4) = 15
+    15
+    """
     from ..device import pick_device
 
     config = config.validate()

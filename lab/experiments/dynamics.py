@@ -1,12 +1,5 @@
 """Experiment family ``dynamics``: nominal / augmented / equivariant training from the same equivariant start
 (Nordenfors, Ohlsson & Flinth), with each model's distance from the equivariant subspace E.
-
->>> from lab.experiments.dynamics import DynamicsConfig, FAMILY
->>> result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
->>> result.status, result.trainer.step
-('finished', 2)
->>> FAMILY.summary(result)["equi"]["dist_from_E"] < 1e-10    # Equi never leaves E
-True
 """
 from __future__ import annotations
 
@@ -24,7 +17,15 @@ class DynamicsResult:
 
 
 def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
-    """Build the experiment and train every strategy; records stream to ``progress`` after every step."""
+    """Build the experiment and train every strategy; records stream to ``progress`` after every step.
+
+    >>> from lab.experiments.dynamics import DynamicsConfig, FAMILY
+    >>> result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
+    >>> result.status, result.trainer.step
+    ('finished', 2)
+    >>> FAMILY.summary(result)["equi"]["dist_from_E"] < 1e-10    # Equi never leaves E
+    True
+    """
     from ..dynamics.train import Trainer
 
     config = config.validate()

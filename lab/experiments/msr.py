@@ -2,11 +2,6 @@
 locally connected task families, with proximal sparsity (the MSR report), against two baselines: the same
 meta-learner without sparsity and a fully connected meta-learner.  The chosen sparsity runs last, so the
 last U a viewer sees is the one asked for.
-
->>> from lab.experiments.msr import FAMILY, MSRConfig
->>> result = FAMILY.run(MSRConfig(tasks=8, steps=3))
->>> sorted(k for k in FAMILY.summary(result) if k.startswith("test_loss"))
-['test_loss', 'test_loss_fully_connected', 'test_loss_without_sparsity']
 """
 from __future__ import annotations
 
@@ -55,6 +50,14 @@ class MSRRunResult:
 
 
 def run(config: MSRConfig, progress=None, control=None) -> MSRRunResult:
+    """Meta-learn with the fully connected baseline, without sparsity, then with the chosen sparsity, for
+    every trial; outer losses and U stream to ``progress``.
+
+    >>> from lab.experiments.msr import FAMILY, MSRConfig
+    >>> result = FAMILY.run(MSRConfig(tasks=8, steps=3))
+    >>> sorted(k for k in FAMILY.summary(result) if k.startswith("test_loss"))
+    ['test_loss', 'test_loss_fully_connected', 'test_loss_without_sparsity']
+    """
     from ..sharing.msr import LocallyConnected, meta_learn
 
     config = config.validate()
@@ -98,7 +101,8 @@ def _mean(result: MSRRunResult, label: str):
 
 
 def summary(result: MSRRunResult) -> dict:
-    """The ``lab discover --task msr --json`` object (means over trials; no partition is learned)."""
+    """The ``lab discover --task msr --json`` object (means over trials; no partition is learned).
+    """
     c = result.config
     return {"task": "msr", "trials": len(result.rows), "partition_distance": None,
             "test_loss": _mean(result, run_label("msr", c.sparsity)),

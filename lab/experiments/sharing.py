@@ -1,10 +1,5 @@
 """Experiment family ``sharing`` (method 1 of Yeh et al.): learn the sharing matrix A of vec(W) = A ψ from data
 by bi-level optimisation, and compare the snapped partition with the true one.
-
->>> from lab.experiments.sharing import FAMILY, SharingConfig
->>> result = FAMILY.run(SharingConfig(task="conv", steps=60))
->>> FAMILY.summary(result)["partition_distance"]     # the convolution's sharing, recovered exactly
-0.0
 """
 from __future__ import annotations
 
@@ -78,7 +73,13 @@ class SharingRunResult:
 
 
 def run(config: SharingConfig, progress=None, control=None) -> SharingRunResult:
-    """Learn the sharing of ``config.trials`` tasks (seeds seed, seed+1, ...)."""
+    """Learn the sharing of ``config.trials`` tasks (seeds seed, seed+1, ...).
+
+    >>> from lab.experiments.sharing import FAMILY, SharingConfig
+    >>> result = FAMILY.run(SharingConfig(task="conv", steps=60))
+    >>> FAMILY.summary(result)["partition_distance"]     # the convolution's sharing, recovered exactly
+    0.0
+    """
     from ..sharing.bilevel import learn_sharing
     from ..sharing.tasks import weight_shape
 
