@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 
@@ -133,6 +134,23 @@ class ProgressLine:
             self.stream.flush()
 
 
+def strict(value):
+    """A copy of a JSON object with every non-finite number replaced by ``null`` and its reason in a key beside
+    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+                out[f"{k}_reason"] = "NaN: not a number (e.g. every run diverged)" if v != v else f"{v}: not finite"
+            else:
+                out[k] = strict(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [None if isinstance(v, float) and not math.isfinite(v) else strict(v) for v in value]
+    return value
+
+
 def _seconds(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
 
@@ -157,7 +175,7 @@ def run_command(command: str, args) -> int:
         value = getattr(args, out.option.name, None)
         if value:
             out.write(result, value)
-    print(json.dumps(family.summary(result)) if args.json else family.text(result))
+    print(json.dumps(strict(family.summary(result)), allow_nan=False) if args.json else family.text(result))
     return 0
 
 

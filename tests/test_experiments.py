@@ -149,3 +149,12 @@ def test_the_sharing_task_is_built_in_one_place():
     a, b = make_task(cfg, 3), make_task(cfg, 3)
     assert (a.gt == b.gt).all() and a.K == 6
     assert SharingConfig(task="group").validate().with_defaults().restarts == 8
+
+
+def test_json_output_is_strict_even_when_values_are_not_finite():
+    from lab.cli import strict
+
+    obj = strict({"aug": {"loss": math.nan, "dist_from_E": 0.5, "runs": [1.0, math.inf]}})
+    text = json.dumps(obj, allow_nan=False)
+    assert json.loads(text)["aug"] == {"loss": None, "loss_reason": "NaN: not a number (e.g. every run diverged)",
+                                       "dist_from_E": 0.5, "runs": [1.0, None]}
