@@ -1,13 +1,15 @@
 """Dashboard pane "Training dynamics": train Nom / Aug / Equi (/ Aug + penalty) live and watch drift from E.
 
-Training runs in a worker thread (``lab.dynamics.Trainer.run``) that hands every step's records to the
-page through a locked list; a periodic callback on the server's event loop drains it and redraws, so the
-page stays responsive.  Stop takes effect at the next mini-batch; closing the browser tab stops the worker.
-Finished and stopped runs are saved (``lab.dynamics.store``) and can be reloaded.  No mathematics here.
+Start runs the ``dynamics`` experiment family (``lab.experiments.dynamics``) as a ``lab.jobs.Job`` through a
+``JobRunner``: by default in a worker process, so training never competes with drawing for the server's GIL
+(a thread is the fallback, ``worker="thread"``).  The pane only draws what the job's "started" and "records"
+messages carry; the job saves its own copy of the run (finished or stopped) and the pane lists it.  While a
+run goes on, Load and every setting are disabled.  Loading a saved run restores its settings into the
+controls.  The controls are built from ``DynamicsConfig``'s declarations.  No mathematics here.
 """
 from __future__ import annotations
 
-import threading
+import inspect
 import time
 
 import holoviews as hv
@@ -15,84 +17,101 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..dynamics.experiments import EXPERIMENTS
+from ..config import ConfigError
+from ..dynamics.config import DynamicsConfig
+from ..dynamics.experiments import BUILDERS
 from ..dynamics.metrics import per_layer
-from ..dynamics.store import list_runs, load_run, results_dir, save_run
-from ..dynamics.train import DEFAULTS, STRATEGIES, DynamicsConfig, Trainer
+from ..dynamics.store import list_runs, load_run, results_dir
 from ..errors import LabError
-from .worker_pane import WorkerPaneMixin
+from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
+from .config_params import add_config_params, config_values
+from .runner import JobRunner
+from .worker_pane import WorkerPaneMixin
 
-REDRAW_SECONDS = 1.0  # at least this long between redraws, and at least 4x the last redraw's cost
+#: the config fields the pane shows (every declared one meant for the dashboard)
+CONFIG_NAMES = [o.name for o in DynamicsConfig.declarations() if o.ui]
+#: settings the experiment fills in when left empty: the pane shows the experiment's values
+EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes")
+DEVICES = ("auto", "cpu", "cuda")
+#: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
+#: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x)
+REDRAW_SECONDS = {"process": 0.0, "thread": 1.0}
+
+
+def experiment_defaults(experiment: str) -> dict:
+    """steps, lr and aug_passes of an experiment, as its config fills them in."""
+    cfg = DynamicsConfig(experiment=experiment).validate()
+    return {k: getattr(cfg, k) for k in EXPERIMENT_DEFAULTS}
+
+
+def default_group(experiment: str) -> str:
+    """The group an experiment builds when none is given ("" when it takes none)."""
+    p = inspect.signature(BUILDERS[experiment]).parameters.get("group")
+    return p.default if p is not None and isinstance(p.default, str) else ""
+
+
+def default_rep(experiment: str) -> str:
+    p = inspect.signature(BUILDERS[experiment]).parameters.get("rep")
+    return p.default if p is not None and isinstance(p.default, str) else ""
 
 
 class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
-    experiment = param.Selector(default="perm", objects=list(EXPERIMENTS))
-    scale = param.Selector(default="small", objects=["small", "paper"])
-    strategies = param.ListSelector(default=["nom", "aug", "equi"], objects=list(STRATEGIES))
-    runs = param.Integer(default=5, bounds=(1, 500))
-    steps = param.Integer(default=DEFAULTS["perm"]["steps"], bounds=(1, 100_000))
-    lr = param.Number(default=DEFAULTS["perm"]["lr"], bounds=(0, None), inclusive_bounds=(False, True))
-    aug_passes = param.Integer(default=DEFAULTS["perm"]["aug_passes"], bounds=(1, 10_000))
-    exact_orbit = param.Boolean(default=False, doc="average over every group element (small groups only)")
-    gamma = param.Number(default=1.0, bounds=(0, None), doc="weight of the penalty γ‖Π_E⊥ A‖²")
-    seed = param.Integer(default=0)
-    device = param.Selector(default="auto", objects=["auto", "cpu", "cuda"])
-    group = param.String(default="S(6)", doc="custom: any real group; trans: a group on the 8 x 8 grid, e.g. "
-                         "Trivial(8)*Z(8) for x-shifts only, C4Grid(8), P4Grid(8)")
-    rep = param.String(default="V", doc="custom experiment: the input representation")
+    worker = param.Selector(default="process", objects=["process", "thread"],
+                            doc="where training runs: a worker process (the event loop stays free to draw) or a "
+                                "thread")
     log_scale = param.Boolean(default=False, doc="logarithmic y axis on the drift plots")
 
     def __init__(self, results: str | None = None, **params):
-        super().__init__(**params)
+        self._restoring = False
+        exp = params.get("experiment", self.param.experiment.default)
+        fill = {**experiment_defaults(exp), "group": default_group(exp), "rep": default_rep(exp)}
+        super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
         self.results = results_dir(results)
-        self._lock = threading.Lock()
-        self._pending: list[dict] = []
-        self._state: dict = {}
         self._records: list[dict] = []
-        self._stop = threading.Event()
-        self._pause = threading.Event()
-        self.worker: threading.Thread | None = None
-        self.trainer: Trainer | None = None
+        self._info: dict = {}  # the "started" message and the latest step's numbers
+        self._dirty = False
         self._last_draw = 0.0
         self._draw_cost = 0.0
-        self._drawn = 0  # records drawn so far
-        self._periodic = None
+        self.frames: list[float] = []  # redraw times (the benchmark's redraws per second)
+        self._pipe = None
         self._widgets()
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                progress=self._progress, error=self._error, detail=self._detail,
+                                after_poll=self._after_poll)
         self.param.watch(self._on_experiment, ["experiment"])
-        self.param.watch(lambda e: self._pipe is not None and self._redraw(force=True), ["log_scale"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.on_session_destroyed(lambda ctx: self.stop(wait=False))
-        self._redraw(force=True)
+        self.param.watch(lambda e: self._pipe is not None and self._redraw(), ["log_scale"])
+        self._redraw()
 
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._start_b = pn.widgets.Button(name="Start", button_type="primary", css_classes=["dyn-start"], width=90)
-        self._pause_b = pn.widgets.Button(name="Pause", disabled=True, css_classes=["dyn-pause"], width=90)
-        self._stop_b = pn.widgets.Button(name="Stop", button_type="danger", disabled=True, css_classes=["dyn-stop"],
+        self._start_b = pn.widgets.Button(label="Start", color="primary", css_classes=["dyn-start"], width=90)
+        self._pause_b = pn.widgets.Button(label="Pause", disabled=True, css_classes=["dyn-pause"], width=90)
+        self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True, css_classes=["dyn-stop"],
                                          width=90)
         self._start_b.on_click(lambda e: self.start())
-        self._pause_b.on_click(lambda e: self.resume() if self._pause.is_set() else self.pause())
-        self._stop_b.on_click(lambda e: self.stop(wait=False))
-        self._group_w = pn.widgets.TextInput.from_param(p.group, name="Group")
-        self._rep_w = pn.widgets.TextInput.from_param(p.rep, name="Input rep")
-        self._custom = pn.Column(self._group_w, self._rep_w, visible=self.experiment in ("custom", "trans"))
+        self._group_w = pn.widgets.TextInput.from_param(p.group, label="Group", css_classes=["dyn-group"])
+        self._rep_w = pn.widgets.TextInput.from_param(p.rep, label="Input rep")
+        self._custom = pn.Column(self._group_w, self._rep_w)
+        self._show_custom()
         self._controls = pn.Column(
-            pn.widgets.Select.from_param(p.experiment, name="Experiment", css_classes=["dyn-experiment"]),
+            pn.widgets.Select.from_param(p.experiment, label="Experiment", css_classes=["dyn-experiment"]),
             self._custom,
-            pn.widgets.RadioButtonGroup.from_param(p.scale, name="Scale"),
-            pn.widgets.CheckButtonGroup.from_param(p.strategies, name="Strategies"),
-            pn.Row(pn.widgets.IntInput.from_param(p.runs, name="Runs", width=90, css_classes=["dyn-runs"]),
-                   pn.widgets.IntInput.from_param(p.steps, name="Steps", width=90, css_classes=["dyn-steps"]),
-                   pn.widgets.IntInput.from_param(p.seed, name="Seed", width=90)),
-            pn.Row(pn.widgets.FloatInput.from_param(p.lr, name="Learning rate", width=135),
-                   pn.widgets.IntInput.from_param(p.aug_passes, name="Aug passes L", width=135)),
-            pn.Row(pn.widgets.FloatInput.from_param(p.gamma, name="γ (penalty)", width=135),
-                   pn.widgets.Select.from_param(p.device, name="Device", width=135)),
-            pn.widgets.Checkbox.from_param(p.exact_orbit, name="Exact orbit averaging"),
-            pn.Row(self._start_b, self._pause_b, self._stop_b),
+            pn.widgets.RadioButtonGroup.from_param(p.scale, label="Scale"),
+            pn.widgets.CheckButtonGroup.from_param(p.strategies, label="Strategies"),
+            pn.Row(pn.widgets.IntInput.from_param(p.runs, label="Runs", width=90, css_classes=["dyn-runs"]),
+                   pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["dyn-steps"]),
+                   pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90, css_classes=["dyn-seed"])),
+            pn.Row(pn.widgets.FloatInput.from_param(p.lr, label="Learning rate", width=135),
+                   pn.widgets.IntInput.from_param(p.aug_passes, label="Aug passes L", width=135)),
+            pn.Row(pn.widgets.FloatInput.from_param(p.gamma, label="γ (penalty)", width=135),
+                   pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=135)),
+            pn.widgets.Checkbox.from_param(p.exact_orbit, label="Exact orbit averaging"),
+            pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
             width=330)
+        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary")
         self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["dyn-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dyn-error"])
@@ -100,16 +119,15 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._drift_aug = pn.pane.HoloViews(None)
         self._loss = pn.pane.HoloViews(None)
         self._acc = pn.pane.HoloViews(None)
-        self._pipe = None
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
-        self._saved = pn.widgets.Select(name="Saved runs", options=[], width=420)
-        self._load_b = pn.widgets.Button(name="Load", width=80)
+        self._saved = pn.widgets.Select(label="Saved runs", options=[], width=420)
+        self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
 
     def __panel__(self):
-        log = pn.widgets.Checkbox.from_param(self.param.log_scale, name="log-scale y")
+        log = pn.widgets.Checkbox.from_param(self.param.log_scale, label="log-scale y")
         main = pn.Column(
             self._error, self._progress, self._status,
             pn.Row(self._drift_nom, self._drift_aug), log,
@@ -117,127 +135,110 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
             pn.Row(self._saved, self._load_b),
             sizing_mode="stretch_width")
-        return pn.Row(self._controls, main, sizing_mode="stretch_width")
+        return pn.Row(pn.Column(self._controls, self._buttons_row), main, sizing_mode="stretch_width")
+
+    def _show_custom(self):
+        self._custom.visible = self.experiment in ("custom", "trans")
+        self._rep_w.visible = self.experiment == "custom"
 
     def _on_experiment(self, event):
-        d = DEFAULTS[event.new]
-        group = {"trans": "Z(8)*Z(8)", "custom": "S(6)"}.get(event.new, self.group)
-        self.param.update(steps=d["steps"], lr=d["lr"], aug_passes=d["aug_passes"], group=group)
-        self._custom.visible = event.new in ("custom", "trans")
-        self._rep_w.visible = event.new == "custom"
+        if self._restoring:  # a loaded run brings its own values
+            return
+        self.param.update(**experiment_defaults(event.new), group=default_group(event.new),
+                          rep=default_rep(event.new))
+        self._show_custom()
 
     # ------------------------------------------------------------------ control
     @property
     def running(self) -> bool:
-        return self.worker is not None and self.worker.is_alive()
+        return self.runner.running
+
+    @property
+    def step(self) -> int:
+        """The latest step drawn (0 before the first)."""
+        return int(self._info.get("step", 0))
 
     def config(self) -> DynamicsConfig:
-        options = ({"group": self.group, "rep": self.rep} if self.experiment == "custom" else
-                   {"group": self.group} if self.experiment == "trans" else {})
-        return DynamicsConfig(experiment=self.experiment, scale=self.scale, runs=self.runs, steps=self.steps,
-                              strategies=tuple(self.strategies), lr=self.lr, seed=self.seed,
-                              aug_passes=self.aug_passes, exact_orbit=self.exact_orbit, gamma=self.gamma,
-                              device=self.device, options=options)
+        """The settings as a ``DynamicsConfig`` (not validated: ``start`` does that)."""
+        values = config_values(self, CONFIG_NAMES)
+        for key in ("group", "rep"):
+            values[key] = (values[key] or "").strip() or None
+        if self.experiment not in ("custom", "trans"):
+            values["group"] = None
+        if self.experiment != "custom":
+            values["rep"] = None
+        return DynamicsConfig(**values)
 
     def start(self) -> bool:
-        """Start training in a worker thread; False (with an inline message) if the settings are bad."""
-        if self.running:
+        """Start training; False (with an inline message) if the settings are bad or a run is going on."""
+        if self.runner.busy:
             return False
         try:
-            config = self.config().validate()
+            job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process")
         except LabError as err:
             self._show_error(str(err))
             return False
         self._error.visible = False
-        self._plots(list(config.strategies))
-        self._stop.clear()
-        self._pause.clear()
-        self._records, self._pending, self._state = [], [], {"phase": "building"}
-        self.trainer = None
-        self.worker = threading.Thread(target=self._work, args=(config,), daemon=True, name="training-dynamics")
-        self.worker.start()
-        self._buttons(running=True)
-        self._status.object = f"Building **{config.experiment}** …"
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None and self._periodic is None:
-            self._periodic = pn.state.add_periodic_callback(self.poll, period=250)
-        return True
+        self._records, self._info = [], {"experiment": job.config.experiment, "mode": self.worker}
+        self._mode = self.worker
+        self._plots(list(job.config.strategies))
+        self.frames = []
+        return self.runner.start(job)
 
     def pause(self):
-        if self.running:
-            self._pause.set()
-            self._pause_b.name = "Resume"
+        self.runner.pause()
 
     def resume(self):
-        self._pause.clear()
-        self._pause_b.name = "Pause"
+        self.runner.resume()
 
-    def stop(self, wait: bool = True, timeout: float = 10.0):
-        """Ask the worker to stop (it finishes its current mini-batch, saves the run and exits)."""
-        self._stop.set()
-        self._pause.clear()
-        if wait and self.worker is not None:
-            self.worker.join(timeout)
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        """Ask the run to stop (it finishes its current mini-batch, saves the run and exits)."""
+        self.runner.stop(wait=wait, timeout=timeout)
 
-    # ------------------------------------------------------------------ worker thread
-    def _work(self, config: DynamicsConfig):
-        try:
-            trainer = Trainer(config)
-            self.trainer = trainer
-            with self._lock:
-                self._pending.extend(trainer.records)
-                self._state.update(phase="training")
-            finished = trainer.run(on_step=self._on_step, stop=self._stop, pause=self._pause)
-            status = "finished" if finished else "stopped"
-            path = save_run(trainer, self.results, status=status)
-            with self._lock:
-                self._state.update(phase=status, saved=str(path))
-        except LabError as err:
-            with self._lock:
-                self._state.update(phase="error", error=str(err))
-        except Exception as err:  # never a traceback page
-            with self._lock:
-                self._state.update(phase="error", error=f"unexpected {type(err).__name__}: {err}")
-
-    def _on_step(self, trainer, records):
-        with self._lock:
-            self._pending.extend(records)
-
-    # ------------------------------------------------------------------ drawing (event loop)
     def poll(self) -> int:
-        """Move new records from the worker to the plots; returns how many arrived.  Called periodically
-        on the server, directly in scripts and tests."""
-        with self._lock:
-            new, self._pending = self._pending, []
-            state = dict(self._state)
-        self._records.extend(new)
-        tr = self.trainer
-        phase = state.get("phase")
-        if phase == "error":
-            self._show_error(state["error"])
-        if tr is not None:
-            self._progress.value = int(100 * tr.step / max(tr.config.steps, 1))
-            dead = sum(x is not None for v in tr.diverged_at.values() for x in v)
-            text = (f"**{phase}** · step {tr.step}/{tr.config.steps} · {tr.steps_per_second:.2f} steps/s · "
-                    f"{tr.R} runs × {len(tr.config.strategies)} strategies · dim E / dim L = {tr.dim_ratio:.4g}")
-            if dead:
-                text += f" · {dead} run(s) diverged (stopped alone)"
-            if state.get("saved"):
-                text += f"  \nsaved to `{state['saved']}`"
-            self._status.object = text
-        if not self.running and phase in ("finished", "stopped", "error"):
-            self._buttons(running=False)
-            self._refresh_saved()
-            if self._periodic is not None:
-                self._periodic.stop()
-                self._periodic = None
-        if new or (not self.running and self._drawn != len(self._records)):
-            self._redraw(force=not self.running)  # the last frame is always drawn, whatever the throttle
-        return len(new)
+        """Draw the messages that arrived; returns how many.  Periodic on the server, called in scripts/tests."""
+        return self.runner.poll()
 
+    # ------------------------------------------------------------------ messages (event loop)
+    def _on_message(self, msg: dict):
+        kind = msg["kind"]
+        if kind == "started":
+            self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
+                                                   "experiment")})
+            self._records = list(msg["records"])
+            self._plots(list(msg["strategies"]))
+            self._dirty = True
+        elif kind == "records":
+            self._records.extend(msg["records"])
+            self._info.update(step=msg["step"], diverged=msg["diverged"])
+            self._dirty = True
+        elif kind in ("done", "failed"):
+            self._refresh_saved()
+            self._dirty = True
+
+    def _after_poll(self, count: int):
+        ended = not self.runner.running
+        if self._dirty and (ended or time.monotonic() - self._last_draw >= self._min_interval()):
+            self._redraw()  # the last frame is always drawn, whatever the throttle
+
+    def _min_interval(self) -> float:
+        return max(REDRAW_SECONDS[getattr(self, "_mode", self.worker)], 2 * self._draw_cost)
+
+    def _detail(self) -> str:
+        i = self._info
+        if "runs" not in i:
+            return f"building **{i.get('experiment', '')}** …" if self.runner.running else ""
+        verb = "training" if self.runner.running else "trained"
+        text = (f"{verb} {i['runs']} runs × {len(i['strategies'])} strategies on {i['device']} · "
+                f"dim E / dim L = {i['dim_ratio']:.4g}")
+        if i.get("diverged"):
+            text += f" · {i['diverged']} run(s) diverged (stopped alone)"
+        return text + f"  \n{i['experiment']}"
+
+    # ------------------------------------------------------------------ drawing
     def _plots(self, strategies: list[str]):
         """Fresh plots for a run: DynamicMaps on one Pipe, so streaming updates data in place instead of
-        rebuilding Bokeh models (which would hold the GIL long enough to starve the training thread)."""
+        rebuilding Bokeh models."""
         self._pipe = hv.streams.Pipe(data=pd.DataFrame())
 
         def dmap(fn):
@@ -248,18 +249,17 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._loss.object = dmap(lambda data: curves_plot(data, "loss", strategies))
         self._acc.object = dmap(lambda data: curves_plot(data, "accuracy", strategies))
 
-    def _redraw(self, force: bool = False):
-        now = time.monotonic()
-        if not force and now - self._last_draw < max(REDRAW_SECONDS, 4 * self._draw_cost):
-            return
+    def _redraw(self):
+        t0 = time.monotonic()
         df = pd.DataFrame(self._records)
         if self._pipe is None:
             self._plots(list(dict.fromkeys(df.strategy)) if not df.empty else list(self.strategies))
         self._pipe.send(df)
         self._layers.object = per_layer(df).round(6) if not df.empty else pd.DataFrame()
         self._last_draw = time.monotonic()
-        self._draw_cost = self._last_draw - now
-        self._drawn = len(self._records)
+        self._draw_cost = self._last_draw - t0
+        self._dirty = False
+        self.frames.append(self._last_draw)
 
     # ------------------------------------------------------------------ saved runs
     def _refresh_saved(self):
@@ -267,7 +267,8 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._saved.options = {p.name: str(p) for p in runs}
 
     def load(self, path) -> bool:
-        if not path:
+        """Show a saved run and put its settings back into the controls (not while a run is going on)."""
+        if not path or self.runner.busy:
             return False
         try:
             run = load_run(path)
@@ -275,10 +276,55 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             self._show_error(str(err))
             return False
         self._error.visible = False
+        problem = self._restore(run.meta.get("config"))
+        if problem:
+            self._show_error(f"{run.path.name}: its settings could not be restored ({problem}); its curves are "
+                             f"shown")
         self._records = run.metrics.to_dict("records")
-        self.trainer = None
+        self._info = {}
         self._plots(list(dict.fromkeys(run.metrics.strategy)))
-        self._status.object = (f"Loaded `{run.path.name}` ({run.meta['status']}, {run.meta['steps_done']} steps, "
-                               f"{run.meta['experiment']['description']})")
-        self._redraw(force=True)
+        self._redraw()
+        meta = run.meta
+        self._progress.value = 0
+        self._status.object = (f"Loaded `{run.path.name}` ({meta.get('status', '?')}, {meta.get('steps_done', '?')} "
+                               f"steps)  \n{self._label(meta)}")
         return True
+
+    def _restore(self, saved) -> str:
+        """Set the controls from a saved config dict; returns what went wrong ("" when nothing did)."""
+        if not isinstance(saved, dict):
+            return "no settings saved"
+        known = {f: v for f, v in saved.items() if f in DynamicsConfig.__dataclass_fields__}
+        try:
+            cfg = DynamicsConfig.from_dict(known, where="saved settings")
+        except ConfigError as err:
+            return str(err)
+        values = {name: getattr(cfg, name) for name in CONFIG_NAMES}
+        values["strategies"] = list(values["strategies"])
+        values["group"] = values["group"] or cfg.options.get("group") or default_group(cfg.experiment)
+        values["rep"] = values["rep"] or cfg.options.get("rep") or default_rep(cfg.experiment)
+        if values["device"] not in DEVICES:
+            values["device"] = "auto"
+        self._restoring = True
+        try:
+            self.param.update(**values)
+        finally:
+            self._restoring = False
+        self._show_custom()
+        return ""
+
+    @staticmethod
+    def _label(meta: dict) -> str:
+        """The saved run's own settings, in one line."""
+        c = meta.get("config") or {}
+        exp = (meta.get("experiment") or {}).get("description", "")
+        parts = [f"**{c.get('experiment', '?')}** ({c.get('scale', '?')})", f"{c.get('runs', '?')} runs",
+                 f"{c.get('steps', '?')} steps", ", ".join(c.get("strategies") or []), f"lr {c.get('lr', '?')}",
+                 f"L {c.get('aug_passes', '?')}", f"seed {c.get('seed', '?')}"]
+        if c.get("options"):
+            parts.append(", ".join(f"{k} {v}" for k, v in c["options"].items()))
+        return " · ".join(parts) + (f"  \n{exp}" if exp else "")
+
+
+add_config_params(TrainingDynamics, DynamicsConfig, CONFIG_NAMES,
+                  {**experiment_defaults(DynamicsConfig.option_named("experiment").default), "group": "", "rep": ""})

@@ -1,0 +1,266 @@
+"""The dashboard's side of a ``lab.jobs.Job``: one periodic callback, the buttons, the status line.
+
+A pane owns one ``JobRunner`` (nothing here is module-level, so sessions never share a job).  While a job
+runs the runner
+
+* drains the job's messages from ONE periodic callback on the session's event loop and hands each to the
+  pane's ``on_message`` (the pane only draws what the records carry; a drawing failure becomes an inline
+  message, never a traceback);
+* disables Start and every widget in ``lock`` (Load and every control that would change the running config),
+  enables Pause/Resume and Stop, and restores them when the job ends;
+* writes the status line: state (building / running / paused / stopped / failed / done), the job's progress
+  message, the rate and ETA (paused time excluded), then the pane's own ``detail()`` text;
+* stops the job when the browser session ends (``pn.state.on_session_destroyed``).
+
+Outside a server (scripts, tests, benchmarks) there is no periodic callback: call ``poll()`` yourself.
+"""
+from __future__ import annotations
+
+import logging
+
+import panel as pn
+
+from ..jobs import Job, error_text
+
+log = logging.getLogger(__name__)
+
+PERIOD_MS = 200  # the drain-and-draw period: at most 5 frames a second
+
+
+def duration(seconds: float | None) -> str:
+    """``12.3 s``, ``4:05``, ``1:02:03``."""
+    if seconds is None:
+        return "?"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _in_session() -> bool:
+    doc = pn.state.curdoc
+    return doc is not None and doc.session_context is not None
+
+
+class JobRunner:
+    """Runs one ``Job`` at a time for one pane (see the module docstring).
+
+    ``on_message(msg)``: called on the event loop for every message, in order, the final one included.
+    ``start``/``pause``/``stop``: the pane's buttons (wired here).  ``lock``: widgets or layouts whose widgets
+    are disabled while a job runs.  ``status``: a Markdown pane for the status line; ``progress``: a Progress
+    indicator; ``error``: an Alert for a failed job's message; ``detail()``: the pane's text under the
+    status line.  ``unit``: what the progress counts (``"steps"`` → "3.2 steps/s").  ``after_poll(count)``:
+    called after every poll (the pane redraws once per batch of messages there).  ``on_start(job)``: called
+    when a job starts.
+    """
+
+    def __init__(self, on_message, *, start=None, pause=None, stop=None, lock=(), status=None, progress=None,
+                 error=None, detail=None, unit: str = "steps", period_ms: int = PERIOD_MS, on_start=None,
+                 after_poll=None):
+        self.on_message = on_message
+        self.start_button, self.pause_button, self.stop_button = start, pause, stop
+        self.lock = list(lock)
+        self.status, self.progress, self.error = status, progress, error
+        self.detail = detail
+        self.unit = unit
+        self.period_ms = period_ms
+        self.on_start = on_start
+        self.after_poll = after_poll
+        self.job: Job | None = None
+        self._periodic = None
+        self._locked: dict = {}  # widget -> its disabled flag before the job
+        self._active = False  # from start until the job's final message was handed to the pane
+        self._closed = False
+        if pause is not None:
+            pause.on_click(lambda e: self.toggle_pause())
+        if stop is not None:
+            stop.on_click(lambda e: self.stop(wait=False))
+        self._buttons(False)
+        if _in_session():
+            pn.state.on_session_destroyed(self._on_session_destroyed)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def running(self) -> bool:
+        """A job was started and has not ended (its last messages may still wait for ``poll``)."""
+        return self.job is not None and self.job.running
+
+    @property
+    def busy(self) -> bool:
+        """A job is running, or it ended and its final message was not handed to the pane yet: the controls
+        stay locked until then."""
+        return self._active
+
+    @property
+    def state(self) -> str:
+        return self.job.state if self.job is not None else "idle"
+
+    # ------------------------------------------------------------------ steering
+    def start(self, job: Job, supersede: bool = False) -> bool:
+        """Start ``job``; with a job already running, False — or with ``supersede`` the old one is asked to
+        stop and its remaining messages are dropped (short jobs replaced by a newer request)."""
+        if self._closed:
+            return False
+        if self.job is not None and self.job.running:
+            if not supersede:
+                return False
+            self.job.stop()
+        if self.error is not None:
+            self.error.visible = False
+        self.job = job
+        job.start()
+        self._active = True
+        self._set_locked(True)
+        if self.on_start is not None:
+            self.on_start(job)
+        self._write_status()
+        if _in_session() and self._periodic is None:
+            self._periodic = pn.state.add_periodic_callback(self.poll, period=self.period_ms)
+        return True
+
+    def toggle_pause(self) -> None:
+        if self.job is None:
+            return
+        if self.job.paused:
+            self.resume()
+        else:
+            self.pause()
+
+    def pause(self) -> None:
+        if self.job is not None and self.job.running:
+            self.job.pause()
+            if self.pause_button is not None:
+                self.pause_button.label = "Resume"
+            self._write_status()
+
+    def resume(self) -> None:
+        if self.job is not None:
+            self.job.resume()
+            if self.pause_button is not None:
+                self.pause_button.label = "Pause"
+            self._write_status()
+
+    def stop(self, wait: bool = False, timeout: float = 30.0) -> None:
+        """Ask the job to stop; with ``wait``, wait for its final message and process it (scripts, tests)."""
+        if self.job is None:
+            return
+        self.job.stop()
+        if self.pause_button is not None:
+            self.pause_button.label = "Pause"
+        if wait:
+            self.job.join(timeout)
+            self.poll()
+
+    def _on_session_destroyed(self, session_context=None) -> None:
+        self._closed = True
+        if self.job is not None:
+            self.job.stop()  # a process job that does not stop is ended after its grace period
+        self._stop_periodic()
+
+    # ------------------------------------------------------------------ the event loop
+    def poll(self) -> int:
+        """Hand every new message to the pane, refresh the status; returns how many messages arrived."""
+        job = self.job
+        if job is None:
+            return 0
+        messages = job.drain()
+        for msg in messages:
+            if msg.get("kind") == "failed" and self.error is not None:
+                self.error.object = msg.get("error", "failed")
+                self.error.visible = True
+            try:
+                self.on_message(msg)
+            except Exception as err:  # a drawing failure: inline, and the job goes on
+                log.exception("drawing a %s message failed", msg.get("kind"))
+                if self.error is not None:
+                    self.error.object = f"could not draw the latest results: {error_text(err)}"
+                    self.error.visible = True
+        if self.after_poll is not None:
+            try:
+                self.after_poll(len(messages))
+            except Exception as err:
+                log.exception("drawing failed")
+                if self.error is not None:
+                    self.error.object = f"could not draw the latest results: {error_text(err)}"
+                    self.error.visible = True
+        if self._active and not job.running and not job.pending:
+            self._active = False
+            self._set_locked(False)
+            self._stop_periodic()
+        self._write_status()
+        return len(messages)
+
+    def _stop_periodic(self) -> None:
+        if self._periodic is not None:
+            self._periodic.stop()
+            self._periodic = None
+
+    # ------------------------------------------------------------------ widgets and status
+    def _widgets(self):
+        out = []
+        for obj in self.lock:
+            found = obj.select(pn.widgets.Widget) if hasattr(obj, "select") else [obj]
+            out.extend(w for w in found if w not in out)
+        return out
+
+    def _set_locked(self, on: bool) -> None:
+        if on:
+            for w in self._widgets():
+                if w not in self._locked:
+                    self._locked[w] = w.disabled
+                w.disabled = True
+        else:
+            for w, before in self._locked.items():
+                w.disabled = before
+            self._locked = {}
+        self._buttons(on)
+
+    def _buttons(self, running: bool) -> None:
+        if self.start_button is not None:
+            self.start_button.disabled = running
+        for b in (self.pause_button, self.stop_button):
+            if b is not None:
+                b.disabled = not running
+        if self.pause_button is not None and not running:
+            self.pause_button.label = "Pause"
+
+    def status_text(self) -> str:
+        """``**running** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s`` (paused time excluded)."""
+        job = self.job
+        if job is None:
+            return "**idle**"
+        parts = [f"**{job.state}**"]
+        final = job.final or {}
+        if final.get("kind") == "done" and final.get("status") not in (None, "stopped", "finished"):
+            parts.append(str(final["status"]))
+        elif final.get("status") == "finished":
+            parts.append("finished")
+        if job.message:
+            parts.append(job.message)
+        elif job.total:
+            parts.append(f"{job.done}/{job.total}")
+        if job.rate > 0:
+            parts.append(f"{job.rate:.3g} {self.unit}/s")
+        parts.append(f"{duration(job.elapsed)} elapsed")
+        if job.running and job.eta is not None:
+            parts.append(f"ETA {duration(job.eta)}")
+        if job.stopping:
+            parts.append("stopping …")
+        text = " · ".join(parts)
+        if final.get("note"):
+            text += f"  \n{final['note']}"
+        if final.get("saved"):
+            text += f"  \nsaved to `{final['saved']}`"
+        return text
+
+    def _write_status(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        if self.progress is not None:
+            self.progress.value = int(100 * job.done / job.total) if job.total else 0
+        if self.status is not None:
+            extra = self.detail() if self.detail is not None else ""
+            self.status.object = self.status_text() + (f"  \n{extra}" if extra else "")
