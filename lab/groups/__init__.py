@@ -5,10 +5,9 @@ import inspect
 
 from ..errors import GroupError
 from ..text import TokenStream
-from .base import Group
+from .base import DirectProduct, Group
 from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
-from .product import DirectProduct
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
