@@ -34,7 +34,7 @@ def parse_rep(text: str, group=None, names: Mapping[str, Rep] | None = None) -> 
     (T(2) + 3*V, 27)
     >>> from lab.reps import so3_irrep
     >>> parse_rep("L2 >> L1*L1", names={"L1": so3_irrep(1), "L2": so3_irrep(2)})
-    L1*L1 >> L2 over SO(3)
+    L2 >> L1**2 over SO(3)
     >>> parse_rep("W")
     Traceback (most recent call last):
     ...

@@ -315,8 +315,8 @@ class BaseRep(Leaf):
     """``V``: the base representation, the group's own matrices; ``V(G)`` binds it to a group.
 
     >>> from lab.groups import SO
-    >>> V(SO(3)).size, V(SO(3)).rho([[0, -1, 0], [1, 0, 0], [0, 0, 1]])[0, 1]
-    (3, -1)
+    >>> V(SO(3)).size, V(SO(3)).rho(np.eye(3)).tolist() == np.eye(3).tolist()
+    (3, True)
     """
 
     group: Group | None = None

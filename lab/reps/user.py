@@ -37,7 +37,10 @@ def _matrices(x, what: str, count: int, group: Group) -> np.ndarray | None:
         if count:
             raise RepError(f"{group} has {count} {what} generator(s): give one matrix for each ({what}=[...])")
         return None
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except ValueError:
+        raise RepError(f"the {what} matrices must be stacked as (count, n, n): square and of one size") from None
     if not np.issubdtype(a.dtype, np.number):
         raise RepError(f"the {what} matrices must be numbers, got dtype {a.dtype}")
     a = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
@@ -80,6 +83,7 @@ class UserRep(Leaf):
     every element.  Equal by value: same group and same matrices (the name is only how it prints).
 
     >>> from lab.groups import Z
+    >>> from lab.reps import V
     >>> sgn = UserRep("Sgn", Z(2), discrete=[[[-1.0]]])
     >>> sgn, sgn.size
     (Sgn over Z(2), 1)
@@ -278,6 +282,7 @@ def so3_irrep(l: int, name: str | None = None, group=None) -> UserRep:
     antisymmetric.  They are assigned to ``SO(3).lie`` in its order (rotations in the planes 01, 02,
     12, i.e. L_z, -L_y, L_x), so ``so3_irrep(1)`` is equivalent to ``V``.  Printed as ``L{l}``.
 
+    >>> from lab.reps import V
     >>> L2 = so3_irrep(2)
     >>> L2, L2.size
     (L2 over SO(3), 5)
@@ -320,6 +325,7 @@ def regular_rep(group, name: str = "Reg", cap: int = 2000) -> UserRep:
     equivariant maps ``Reg >> Reg`` form a space of dimension |G|.
 
     >>> from lab.groups import S
+    >>> from lab.reps import V
     >>> R = regular_rep(S(3))
     >>> R.size, (R >> R).solve(cache=False).rank, (R >> V).solve(cache=False).rank
     (6, 6, 3)
