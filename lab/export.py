@@ -13,7 +13,7 @@ import io
 import numpy as np
 import scipy.sparse as sp
 
-from .plots.coloring import matrix_layout
+from .reps.layout import matrix_layout
 
 
 def basis_arrays(sol, rep_in: str = "", rep_out: str = "") -> dict[str, np.ndarray]:

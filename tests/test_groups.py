@@ -133,3 +133,37 @@ def test_group_orders_by_closure_agree_with_sympy():
     for G in [DihedralPerm(5), Alt(4), C4Grid(2), Cube()]:
         assert len(G.elements()) == G.order()
     assert math.factorial(6) // 2 == Alt(6).order()
+
+
+def test_one_stored_form_for_generators():
+    """A generator given as a signed-permutation matrix or as index arrays is the same generator."""
+    P = np.array([[0.0, 0, 1], [1, 0, 0], [0, -1, 0]])  # e0 -> e1, e1 -> -e2, e2 -> e0
+    as_matrix = Group(discrete=[P], name="A")
+    as_perm = Group(perms=[[1, 2, 0]], signs=[[1, -1, 1]], name="B")
+    assert as_matrix == as_perm and as_matrix.key == as_perm.key
+    for G in (as_matrix, as_perm):
+        assert G.is_signed_permutation and not G.is_permutation
+        assert np.array_equal(G.discrete[0], P)
+        assert G.perms[0].tolist() == [[1, 2, 0]] and G.perms[1].tolist() == [[1, -1, 1]]
+        assert G.generators[0].is_signed_permutation
+    with pytest.raises(ValueError):
+        as_perm.discrete[0, 0, 0] = 5.0  # views are read-only: the stored form cannot drift
+    # a reflection of O(3) keeps its permutation form, but a group with a Lie algebra is not a
+    # signed-permutation group
+    G = O(3)
+    assert G.generators[0].is_signed_permutation and not G.is_signed_permutation
+    with pytest.raises(GroupError):
+        G.perms
+    assert not Group(discrete=[scipy.linalg.expm(0.3 * SO(2).lie[0])]).generators[0].is_signed_permutation
+
+
+def test_direct_products_keep_signed_permutations_without_matrices():
+    G = Z(3) * S(3)
+    assert G.is_permutation and all(g.is_signed_permutation for g in G.generators)
+    assert all(g._matrix is None for g in G.generators)  # no d x d matrix built for the product
+    expected = [np.kron(h, np.eye(3)) for h in Z(3).discrete] + [np.kron(np.eye(3), h) for h in S(3).discrete]
+    assert np.array_equal(G.discrete, np.stack(expected))
+    H = SO(2) * C(4)  # a Lie factor: the product carries both, and the discrete part stays exact
+    assert H.num_lie == 1 and H.num_discrete == 1 and not H.is_signed_permutation
+    assert np.allclose(H.discrete[0], np.kron(np.eye(2), C(4).discrete[0]))
+    assert (S(2) * S(2) * S(2)).order() == 8

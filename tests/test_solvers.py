@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lab import (C, D, GCNN, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm, Group,
+from lab import (C, D, GCNN, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm, Group, LabError,
                  MemoryLimitError, RepError, RubiksCube, S, SolverError, Sp, Trivial, Z, parse_rep)
 from lab.solvers import cache
 
@@ -197,7 +197,8 @@ def test_direct_sums_split_into_blocks_solved_once(monkeypatch):
     monkeypatch.setattr(solvers, "dense_basis", lambda g, f: calls.append(f) or real(g, f))
     group = SO(3)
     sol = parse_rep("T(2) + 3*V + T(1,1) + Scalar", group).solve(solver="dense", cache=False)
-    assert sorted(calls) == sorted({("V", "V"), ("V",), ()})  # T(1,1) = T(2) for an orthogonal group
+    labels = sorted(tuple(str(f) for f in factors) for factors in calls)
+    assert labels == sorted({("V", "V"), ("V",), ()})  # T(1,1) = T(2) for an orthogonal group
     assert sol.rank == 1 + 0 + 1 + 1
     Q = dense(sol.Q)
     assert np.allclose(Q[9:18], 0)  # the three vectors carry no invariant
@@ -314,3 +315,72 @@ def test_auto_uses_subgroup_for_large_lie_blocks():
     assert sol.rank == round(su2_count(6)) ** 2 == 25
     with pytest.raises(SolverError):
         parse_rep("T(2)", U(2)).solve(solver="subgroup")
+
+
+def test_memory_cache_evicts_least_recently_used_by_bytes(monkeypatch):
+    monkeypatch.setenv("LAB_CACHE_MEMORY", "2KB")
+    cache.clear_memory()
+    entry = lambda v: {"Q": np.full(100, float(v))}  # noqa: E731  (800 bytes)
+    cache.put("a", entry(1), use_disk=False)
+    cache.put("b", entry(2), use_disk=False)
+    assert cache.memory_usage() == (2, 1600)
+    assert cache.get("a", use_disk=False)["Q"][0] == 1  # a is now the most recently used
+    cache.put("c", entry(3), use_disk=False)  # over 2 KB: b goes, not a
+    assert cache.get("b", use_disk=False) is None
+    assert cache.get("a", use_disk=False)["Q"][0] == 1 and cache.get("c", use_disk=False)["Q"][0] == 3
+    assert cache.memory_usage() == (2, 1600)
+    cache.put("huge", {"Q": np.zeros(1000)}, use_disk=False)  # larger than the whole budget: not held
+    assert cache.get("huge", use_disk=False) is None and cache.memory_usage() == (2, 1600)
+    cache.put("a", entry(4), use_disk=False)  # replacing an entry does not count it twice
+    assert cache.memory_usage() == (2, 1600) and cache.get("a", use_disk=False)["Q"][0] == 4
+    monkeypatch.setenv("LAB_CACHE_MEMORY", "0")
+    cache.clear_memory()
+    assert not parse_rep("T(2)", SO(3)).solve(solver="dense", cache=False).cached
+    assert cache.memory_usage() == (0, 0)
+    with pytest.raises(LabError):
+        monkeypatch.setenv("LAB_CACHE_MEMORY", "lots")
+        cache.put("x", entry(1), use_disk=False)
+    cache.clear_memory()
+
+
+def test_memory_cache_is_consistent_under_threads(monkeypatch):
+    import threading
+
+    monkeypatch.setenv("LAB_CACHE_MEMORY", "8KB")
+    cache.clear_memory()
+    errors = []
+
+    def work(t):
+        try:
+            for i in range(300):
+                key = f"k{(t * 7 + i) % 40}"
+                cache.put(key, {"Q": np.full(50 + (i % 5) * 10, float(t))}, use_disk=False)
+                got = cache.get(f"k{i % 40}", use_disk=False)
+                assert got is None or got["Q"].ndim == 1
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    n, held = cache.memory_usage()
+    assert held <= 8 * 1024
+    assert held == sum(a["Q"].nbytes for a in (cache.get(f"k{i}", use_disk=False) for i in range(40)) if a is not None)
+    cache.clear_memory()
+
+
+def test_cache_key_names_every_leaf_by_value():
+    from lab.reps import UserRep, so3_irrep
+    from lab.solvers import VERSION, cache_key
+
+    G = SO(3)
+    L2 = so3_irrep(2)
+    same_name = UserRep("L2", G, lie=np.zeros((3, 5, 5)))  # five trivial reps, printed as L2
+    keys = {cache_key(G, "dense", f) for f in [(L2,), (same_name,), (L2, L2), (L2.dual,), ()]}
+    assert len(keys) == 5
+    assert cache_key(G, "dense", (L2,)) == cache_key(G, "dense", (so3_irrep(2, name="Other"),))
+    assert cache_key(G, "dense", (L2,) * 40).startswith(f"v{VERSION}-{G.key}-dense-")
+    assert len(cache_key(G, "dense", (L2,) * 40)) < 120

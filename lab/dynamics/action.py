@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..errors import GroupError
+from ..errors import GroupError, RepError
 from ..groups.base import Group
 from ..reps.rep import Rep
 
@@ -31,6 +31,8 @@ def rep_signed_perm(rep: Rep, perms: np.ndarray, signs: np.ndarray) -> tuple[np.
     for block in rep.blocks:
         pos = block.positions()
         k = len(block.factors)
+        if any(getattr(f, "tensor_role", None) is None for f in block.factors):  # a user rep: no index map
+            raise RepError(f"{rep} is not a tensor of V: its block {block.label} has no signed-permutation action")
         if k == 0:
             dest[:, pos] = pos
             sign[:, pos] = 1

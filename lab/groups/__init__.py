@@ -5,10 +5,9 @@ import inspect
 
 from ..errors import GroupError
 from ..text import TokenStream
-from .base import Group
+from .base import DirectProduct, Group
 from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
-from .product import DirectProduct
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
@@ -34,6 +33,13 @@ def parse_group(text: str) -> Group:
 
     A real parser, never ``eval``: ``"Z(8)*Z(8)"``, ``"S(5)"``, ``"SO13()"``, ``"RubiksCube"``.
     Raises ``ParseError`` (with the position) or ``GroupError`` (unknown name, bad argument).
+
+    >>> parse_group("Z(8)*Z(8)").d, parse_group("S(5)") == S(5)
+    (64, True)
+    >>> parse_group("S(3) Z(2)")
+    Traceback (most recent call last):
+    ...
+    lab.errors.ParseError: cannot parse 'S(3) Z(2)': at position 5 expected '*' or the end of the group, found 'Z'
     """
     if isinstance(text, Group):
         return text

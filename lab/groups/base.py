@@ -1,19 +1,20 @@
 """The ``Group`` class: discrete generators and a Lie-algebra basis acting on a base space R^d (or C^d).
 
 A group is given as in the EMLP thesis (ch. 2.3): every element is ``exp(sum a_i A_i) * h_k1 * h_k2 ...``
-for Lie-algebra basis matrices ``A_i`` and discrete generators ``h_k``.  Permutation-type groups (every
-discrete generator a signed permutation matrix, no Lie algebra) are stored as index arrays, never as
-dense matrices, so groups acting on millions of tensor entries stay cheap.
+for Lie-algebra basis matrices ``A_i`` and discrete generators ``h_k``.  Discrete generators are stored in
+one form, ``Generator``: a matrix that keeps its signed-permutation form (index arrays) when it has one,
+so groups acting on millions of tensor entries stay cheap.  ``discrete`` (matrices), ``perms`` and
+``is_signed_permutation`` are views derived from it.  Direct products ``G1 * G2`` live here too.
 """
 from __future__ import annotations
 
-import hashlib
 from functools import cached_property
 
 import numpy as np
 import scipy.linalg
 
 from ..errors import GroupError
+from .generators import Generator, digest
 
 _FINITE_ENUMERATION_CAP = 20_000
 
@@ -30,6 +31,8 @@ class Group:
     perms, signs : int arrays (M, d), optional
         Alternative to ``discrete`` for signed-permutation generators: generator ``k`` maps basis vector
         ``e_i`` to ``signs[k, i] * e_{perms[k, i]}``.
+    generators : sequence of ``Generator``, optional
+        The discrete generators in their stored form (what ``discrete`` and ``perms`` are views of).
     d : int
         The dimension of the base space (needed when there are no generators at all).
     name : str
@@ -42,8 +45,9 @@ class Group:
     #: Z(n)*Z(n)); plots draw faint guide lines between them
     channels: int = 1
 
-    def __init__(self, discrete=None, lie=None, *, perms=None, signs=None, d=None, name="G"):
+    def __init__(self, discrete=None, lie=None, *, perms=None, signs=None, generators=None, d=None, name="G"):
         self.name = name
+        gens: list[Generator] = list(generators or [])
         if perms is not None:
             perms = np.asarray(perms, dtype=np.int64)
             if perms.ndim == 1:
@@ -51,78 +55,64 @@ class Group:
             signs = np.ones_like(perms, dtype=np.int8) if signs is None else np.asarray(signs, dtype=np.int8)
             if perms.shape != signs.shape:
                 raise GroupError(f"{name}: perms and signs must have the same shape")
-            d = perms.shape[1] if d is None else d
-            for p in perms:
-                if sorted(p.tolist()) != list(range(d)):
-                    raise GroupError(f"{name}: a generator is not a permutation of 0..{d - 1}")
-            if np.any(np.abs(signs) != 1):
-                raise GroupError(f"{name}: signs must be +1 or -1")
-            self._perms, self._signs = perms, signs
-            self._discrete = None
-        else:
-            self._perms = self._signs = None
-            self._discrete = None if discrete is None else np.asarray(discrete)
-        self._lie = None if lie is None else np.asarray(lie)
-        if self._discrete is not None and self._discrete.ndim == 2:
-            self._discrete = self._discrete[None]
-        if self._lie is not None and self._lie.ndim == 2:
-            self._lie = self._lie[None]
-        dims = {a.shape[-1] for a in (self._discrete, self._lie) if a is not None and a.size}
+            gens += [Generator.from_perm(p, s, name) for p, s in zip(perms, signs)]
+        if discrete is not None:
+            discrete = np.asarray(discrete)
+            if discrete.ndim == 2:
+                discrete = discrete[None]
+            if discrete.size and (discrete.ndim != 3 or discrete.shape[1] != discrete.shape[2]):
+                raise GroupError(f"{name}: generators must be square d x d matrices")
+            gens += [Generator.from_matrix(h) for h in discrete]
+        lie_arr = None if lie is None else np.asarray(lie)
+        if lie_arr is not None and lie_arr.ndim == 2:
+            lie_arr = lie_arr[None]
+        if lie_arr is not None and lie_arr.size and (lie_arr.ndim != 3 or lie_arr.shape[1] != lie_arr.shape[2]):
+            raise GroupError(f"{name}: generators must be square d x d matrices")
+        dims = {g.d for g in gens}
+        if lie_arr is not None and lie_arr.size:
+            dims.add(lie_arr.shape[-1])
         if d is not None:
             dims.add(int(d))
         if len(dims) != 1:
             raise GroupError(f"{name}: generators must all be square matrices of one size (got sizes {sorted(dims)})")
         self.d = dims.pop()
-        for a in (self._discrete, self._lie):
-            if a is not None and a.size and (a.ndim != 3 or a.shape[1] != a.shape[2]):
-                raise GroupError(f"{name}: generators must be square d x d matrices")
-        if self._discrete is None and self._perms is None:
-            self._discrete = np.zeros((0, self.d, self.d))
-        if self._lie is None:
-            self._lie = np.zeros((0, self.d, self.d))
-        if self._perms is None:
-            self._detect_signed_permutations()
+        self.generators: tuple[Generator, ...] = tuple(gens)
+        if lie_arr is None or not lie_arr.size:
+            lie_arr = np.zeros((0, self.d, self.d))
+        lie_arr = np.array(lie_arr, dtype=np.complex128 if np.iscomplexobj(lie_arr) else np.float64)
+        lie_arr.setflags(write=False)
+        self._lie = lie_arr
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
     def from_generators(cls, discrete=None, lie=None, name="G", d=None) -> "Group":
-        """A user's own group from discrete generator matrices and/or a Lie-algebra basis."""
+        """A user's own group from discrete generator matrices and/or a Lie-algebra basis.
+
+        Signed-permutation generators are recognised (the exact ``orbit`` solver then applies):
+
+        >>> G = Group.from_generators(discrete=[[[0, 1], [1, 0]]], name="Swap")
+        >>> G.d, G.is_signed_permutation, G.order()
+        (2, True, 2)
+        >>> Group.from_generators(lie=[[[0, -1], [1, 0]]], name="rot").num_lie
+        1
+        """
         if discrete is None and lie is None and d is None:
             raise GroupError("from_generators needs discrete generators, a Lie algebra basis, or d")
         return cls(discrete=discrete, lie=lie, d=d, name=name)
-
-    def _detect_signed_permutations(self) -> None:
-        """Store signed-permutation generators as index arrays (enables the exact orbit solver)."""
-        if self.num_lie or np.iscomplexobj(self._discrete):
-            return
-        perms, signs = [], []
-        for h in self._discrete:
-            nz = np.abs(h) > 1e-12
-            if not (np.all(nz.sum(0) == 1) and np.all(nz.sum(1) == 1)):
-                return
-            p = np.argmax(nz, axis=0)
-            s = h[p, np.arange(self.d)]
-            if not np.allclose(np.abs(s), 1, atol=1e-12, rtol=0):
-                return
-            perms.append(p)
-            signs.append(np.sign(s).astype(np.int8))
-        self._perms = np.array(perms, dtype=np.int64).reshape(-1, self.d)
-        self._signs = np.array(signs, dtype=np.int8).reshape(-1, self.d)
 
     # ------------------------------------------------------------------ generators
     finite_subgroup: "Group | None" = None
     """A finite signed-permutation subgroup on the same space, if known: enables the ``subgroup`` solver."""
 
-    @property
+    @cached_property
     def discrete(self) -> np.ndarray:
-        """Discrete generators as dense matrices (M, d, d)."""
-        if self._discrete is None:
-            M, d = self._perms.shape
-            mats = np.zeros((M, d, d))
-            for k in range(M):
-                mats[k, self._perms[k], np.arange(d)] = self._signs[k]
-            self._discrete = mats
-        return self._discrete
+        """Discrete generators as dense matrices (M, d, d) (a read-only view of ``generators``)."""
+        if not self.generators:
+            out = np.zeros((0, self.d, self.d))
+        else:
+            out = np.stack([g.matrix for g in self.generators])
+        out.setflags(write=False)
+        return out
 
     @property
     def lie(self) -> np.ndarray:
@@ -131,7 +121,7 @@ class Group:
 
     @property
     def num_discrete(self) -> int:
-        return len(self._perms) if self._perms is not None else len(self._discrete)
+        return len(self.generators)
 
     @property
     def num_lie(self) -> int:
@@ -140,22 +130,30 @@ class Group:
     @property
     def is_signed_permutation(self) -> bool:
         """All discrete generators are signed permutation matrices and there is no Lie algebra."""
-        return self._perms is not None and self.num_lie == 0
+        return self.num_lie == 0 and all(g.is_signed_permutation for g in self.generators)
 
     @property
     def is_permutation(self) -> bool:
-        return self.is_signed_permutation and bool(np.all(self._signs == 1))
+        return self.is_signed_permutation and all(bool(np.all(g.sign == 1)) for g in self.generators)
+
+    @cached_property
+    def _perm_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        perms = np.array([g.perm for g in self.generators], dtype=np.int64).reshape(-1, self.d)
+        signs = np.array([g.sign for g in self.generators], dtype=np.int8).reshape(-1, self.d)
+        perms.setflags(write=False)
+        signs.setflags(write=False)
+        return perms, signs
 
     @property
     def perms(self) -> tuple[np.ndarray, np.ndarray]:
-        """(perms, signs) of the discrete generators; only for signed-permutation groups."""
+        """(perms, signs) of the discrete generators, each (M, d); only for signed-permutation groups."""
         if not self.is_signed_permutation:
             raise GroupError(f"{self.name} is not a (signed) permutation group")
-        return self._perms, self._signs
+        return self._perm_arrays
 
     @cached_property
     def is_complex(self) -> bool:
-        return bool(np.iscomplexobj(self._lie) or (self._perms is None and np.iscomplexobj(self._discrete)))
+        return bool(np.iscomplexobj(self._lie) or any(g.is_complex for g in self.generators))
 
     @property
     def dtype(self):
@@ -164,10 +162,11 @@ class Group:
     @cached_property
     def is_unitary(self) -> bool:
         """Discrete generators unitary and Lie algebra anti-Hermitian: then V* acts as conj(V)."""
-        if self.is_signed_permutation:
-            return True
-        I = np.eye(self.d)
-        ok = all(np.allclose(h @ h.conj().T, I, atol=1e-10) for h in self.discrete)
+        if all(g.is_signed_permutation for g in self.generators):
+            ok = True
+        else:
+            I = np.eye(self.d)
+            ok = all(np.allclose(h @ h.conj().T, I, atol=1e-10) for h in self.discrete)
         return ok and all(np.allclose(A.conj().T, -A, atol=1e-10) for A in self._lie)
 
     @property
@@ -179,27 +178,25 @@ class Group:
     def discrete_dual(self) -> np.ndarray:
         """Discrete generators in the dual representation: inv(h)^T."""
         if self.is_unitary:
-            return self.discrete.conj()
-        return np.stack([np.linalg.inv(h).T for h in self.discrete]) if self.num_discrete else self.discrete
+            out = self.discrete.conj()
+        elif self.num_discrete:
+            out = np.stack([np.linalg.inv(h).T for h in self.discrete])
+        else:
+            out = self.discrete
+        out.setflags(write=False)
+        return out
 
-    @property
+    @cached_property
     def lie_dual(self) -> np.ndarray:
         """Lie-algebra basis in the dual representation: -A^T."""
-        return -np.transpose(self._lie, (0, 2, 1))
+        out = -np.transpose(self._lie, (0, 2, 1))
+        out.setflags(write=False)
+        return out
 
     @cached_property
     def key(self) -> str:
         """A content hash of the generators: equal keys mean the same group acting the same way."""
-        h = hashlib.sha256(f"{self.d}|".encode())
-        if self._perms is not None:
-            h.update(b"perm")
-            h.update(np.ascontiguousarray(self._perms).tobytes())
-            h.update(np.ascontiguousarray(self._signs).tobytes())
-        else:
-            h.update(np.ascontiguousarray(np.round(self._discrete, 12) + 0.0).tobytes())
-        h.update(b"|lie")
-        h.update(np.ascontiguousarray(np.round(self._lie, 12) + 0.0).tobytes())
-        return h.hexdigest()[:24]
+        return digest(self.generators, self._lie, self.d)
 
     def __eq__(self, other):
         return isinstance(other, Group) and self.key == other.key
@@ -218,8 +215,6 @@ class Group:
         """Direct product acting on the tensor product of base spaces (``Z(n)*Z(n)`` acts on n x n grids)."""
         if not isinstance(other, Group):
             return NotImplemented
-        from .product import DirectProduct
-
         return DirectProduct(self, other)
 
     def __pow__(self, k: int) -> "Group":
@@ -377,3 +372,30 @@ class Group:
     @staticmethod
     def _mat_key(m: np.ndarray) -> bytes:
         return (np.round(m, 9) + 0.0).tobytes()
+
+
+class DirectProduct(Group):
+    """``G1 * G2``: generators ``h (x) I`` and ``I (x) h'``, Lie algebra ``A (x) I`` and ``I (x) B``.
+
+    ``Z(n)*Z(n)`` is the group of 2-D cyclic translations of an n x n grid (row-major).  Signed
+    permutations stay signed permutations (index arithmetic, no matrices).
+    """
+
+    description = "direct product acting on the tensor product of the base spaces"
+
+    def __init__(self, g1: Group, g2: Group):
+        self.factors = (g1, g2)
+        d1, d2 = g1.d, g2.d
+        lie = [np.kron(A, np.eye(d2)) for A in g1.lie] + [np.kron(np.eye(d1), B) for B in g2.lie]
+        gens = [h.kron_identity(d2, left=False) for h in g1.generators] + \
+               [h.kron_identity(d1, left=True) for h in g2.generators]
+        super().__init__(lie=np.stack(lie) if lie else None, generators=gens, d=d1 * d2,
+                         name=f"{g1.name}*{g2.name}")
+        self.channels = d1 if d2 > 1 else 1  # blocks of d2 consecutive entries: one per first-factor index
+
+    def _sample_one(self, rng):
+        return np.kron(self.factors[0]._sample_one(rng), self.factors[1]._sample_one(rng))
+
+    def order(self):
+        o1, o2 = (g.order() for g in self.factors)
+        return None if o1 is None or o2 is None else o1 * o2

@@ -58,7 +58,17 @@ class D(Group):
 
 
 class SO(Group):
-    """Rotations of R^n (Lie algebra: antisymmetric matrices).  Sampled from the Haar measure."""
+    """Rotations of R^n (Lie algebra: antisymmetric matrices).  Sampled from the Haar measure.
+
+    The Lie-algebra basis is ``E_ji - E_ij`` for i < j (rotations in the planes 01, 02, ..., in order):
+
+    >>> G = SO(3)
+    >>> G.num_lie, G.lie[0].astype(int).tolist()
+    (3, [[0, -1, 0], [1, 0, 0], [0, 0, 0]])
+    >>> g = G.sample(rng=0)
+    >>> bool(np.allclose(g.T @ g, np.eye(3))), bool(np.isclose(np.linalg.det(g), 1))
+    (True, True)
+    """
 
     description = "special orthogonal group: rotations of R^n"
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from ..reps.rep import ProductRep, Rep, SumRep
+from ..reps.layout import matrix_layout
+from ..reps.rep import Rep, SumRep
 
 MAX_CELLS = 250_000  # cells sent to a browser / drawn in a figure; larger matrices are strided
 GALLERY = 12
@@ -99,20 +100,6 @@ def guides(spans: list[Span], channels: int, d: int) -> list[float]:
             step = size // parts
             out += [s.start + k * step - 0.5 for k in range(1, parts)]
     return out
-
-
-def matrix_layout(rep: Rep) -> tuple[Rep, Rep | None]:
-    """(output rep, input rep) of the weight matrix that ``vec`` lays out row-major.
-
-    ``A >> B`` is a map A -> B (rows = B).  Any other tensor product ``R1 * R2 * ...`` is drawn as a
-    matrix with rows R1 and columns the rest (``T(3)`` as a d x d^2 matrix); anything else is a column.
-    """
-    if isinstance(rep, ProductRep) and rep.maps is not None:
-        return rep.maps[1], rep.maps[0]
-    if isinstance(rep, ProductRep) and len(rep.children) > 1:
-        rest = rep.children[1:]
-        return rep.children[0], rest[0] if len(rest) == 1 else ProductRep(rest)
-    return rep, None
 
 
 def _stride(n_rows: int, n_cols: int, max_cells: int) -> int:

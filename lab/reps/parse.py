@@ -7,33 +7,59 @@ Grammar (precedence as in Python: ``**`` > ``*`` > ``+`` > ``>>``)::
     product := power ('*' power)*        an integer factor is a multiplicity: 3*V, V*3
     power   := postfix ['**' INT]
     postfix := atom ('.T')*
-    atom    := 'V' | 'Scalar' | 'T' '(' INT [',' INT] ')' | '(' map ')' | INT
+    atom    := 'V' | 'Scalar' | 'T' '(' INT [',' INT] ')' | NAME | '(' map ')' | INT
 
-A recursive-descent parser: no ``eval``.  Errors are ``ParseError`` naming the position and what was
-expected there.
+``NAME`` is a registered representation (``register_rep``) or one passed as ``names={...}``: any other
+identifier than V, Scalar and T, e.g. ``L2`` for ``so3_irrep(2)``.  A recursive-descent parser: no
+``eval``.  Errors are ``ParseError`` naming the position and what was expected there.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..errors import ParseError, RepError
 from ..text import TokenStream
-from .rep import Leaf, Rep, T
+from .registry import registered_reps
+from .rep import Rep, Scalar, T, V
 
 _NAMES = "V, Scalar, T(p) or T(p,q)"
 
 
-def parse_rep(text: str, group=None) -> Rep:
-    """Parse the text form of a representation; bind it to ``group`` (a Group or group text) if given."""
+def parse_rep(text: str, group=None, names: Mapping[str, Rep] | None = None) -> Rep:
+    """Parse the text form of a representation; bind it to ``group`` (a Group or group text) if given.
+
+    ``names`` maps extra names to representations (they take precedence over ``register_rep``'s).
+
+    >>> parse_rep("T(2) + 3*V"), parse_rep("V**2 >> V", "S(3)").size
+    (T(2) + 3*V, 27)
+    >>> from lab.reps import so3_irrep
+    >>> parse_rep("L2 >> L1*L1", names={"L1": so3_irrep(1), "L2": so3_irrep(2)})
+    L2 >> L1**2 over SO(3)
+    >>> parse_rep("W")
+    Traceback (most recent call last):
+    ...
+    lab.errors.ParseError: cannot parse 'W': at position 0 expected V, Scalar, T(p) or T(p,q), found 'W'
+    """
     if isinstance(text, Rep):
         rep = text
     else:
         ts = TokenStream(text)
+        ts.names = {**registered_reps(), **(names or {})}
         if ts.peek.kind == "end":
-            ts.fail(f"a representation ({_NAMES})")
+            ts.fail(f"a representation ({_expected(ts)})")
         rep = _map(ts)
         ts.expect_end("'+', '*', '**', '>>' or the end of the representation")
         if isinstance(rep, int):
-            raise ParseError(text, 0, f"a representation ({_NAMES}), not just a number", str(rep))
+            raise ParseError(text, 0, f"a representation ({_expected(ts)}), not just a number", str(rep))
     return rep if group is None else rep(group)
+
+
+def _expected(ts: TokenStream) -> str:
+    known = sorted(ts.names)
+    if not known:
+        return _NAMES
+    shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+    return f"{_NAMES} or a registered rep ({shown})"
 
 
 def _map(ts: TokenStream):
@@ -104,9 +130,9 @@ def _atom(ts: TokenStream):
     if tok.kind == "name":
         ts.next()
         if tok.value == "V":
-            return Leaf("V")
+            return V
         if tok.value == "Scalar":
-            return Leaf("Scalar")
+            return Scalar
         if tok.value == "T":
             ts.expect("(", "'(' after T")
             p = ts.expect_int("the tensor order p of T(p) or T(p,q)")
@@ -115,8 +141,11 @@ def _atom(ts: TokenStream):
                 q = ts.expect_int("the dual order q of T(p,q)")
             ts.expect(")", "')' or ','")
             return T(p, q)
-        raise ParseError(ts.text, tok.pos, _NAMES, tok.value)
-    ts.fail(f"a representation ({_NAMES})")
+        rep = ts.names.get(tok.value)
+        if rep is None:
+            raise ParseError(ts.text, tok.pos, _expected(ts), tok.value)
+        return rep
+    ts.fail(f"a representation ({_expected(ts)})")
 
 
 def _need_rep(ts: TokenStream, x, pos: int, where: str) -> None:

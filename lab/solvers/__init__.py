@@ -11,10 +11,14 @@ Solvers (``solver=``):
   where the group has one, else krylov.
 
 A representation is split into its tensor blocks (thesis section 2.5.1); every distinct block is solved
-once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).
+once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).  The dense and Krylov
+solvers take the constraint operators from the block's leaves (``Leaf.generators``), so any
+representation works with them, a user's own included; orbit and subgroup are fast paths for blocks
+made of ``V`` and ``V*`` only.  Importing this package installs ``solve`` behind ``Rep.solve``.
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -22,8 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from ..device import pick_device
 from ..errors import SolverError
-from ..reps.rep import factors_to_text
+from ..reps.block import factors_to_text
+from ..reps.rep import DualRep, set_solver
 from . import cache as _cache
 from . import memory
 from .dense import dense_basis
@@ -33,7 +39,7 @@ from .subgroup import subgroup_basis
 
 SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
 DENSE_MAX = 2500
-VERSION = 1
+VERSION = 2  # 2: leaves identified by value (user reps by their matrices), one generator form
 
 
 @dataclass
@@ -49,7 +55,15 @@ class BlockResult:
 
 @dataclass
 class Solution:
-    """The equivariant basis of a representation and how it was obtained."""
+    """The equivariant basis of a representation and how it was obtained.
+
+    >>> from lab import S, V
+    >>> sol = (V >> V)(S(4)).solve(cache=False)      # DeepSets: the identity and the all-ones matrix
+    >>> sol.rank, sol.dim, sol.solver, sol.is_sparse
+    (2, 16, 'orbit', True)
+    >>> [(b["rep"], b["rank"]) for b in sol.summary()["blocks"]]
+    [('T(1,1)', 2)]
+    """
 
     rep: object
     Q: object  # scipy.sparse.csc_matrix (orbit) or ndarray (size x rank)
@@ -84,30 +98,44 @@ class Solution:
                            for b in self.blocks]}
 
 
-def _canonical_factors(group, factors):
-    return tuple("V" for _ in factors) if group.is_orthogonal else tuple(factors)
+def _canonical_factors(factors):
+    """The dual of a leaf that acts orthogonally acts by the same matrices: solve it as the leaf."""
+    return tuple(f.inner if isinstance(f, DualRep) and f.inner.acts_orthogonally else f for f in factors)
 
 
-def _choose(group, solver: str, size: int) -> str:
+def _base_only(factors) -> bool:
+    """Every factor is V or V*: what the orbit and subgroup fast paths know how to solve."""
+    return all(getattr(f, "tensor_role", None) in ("V", "V*") for f in factors)
+
+
+def _block_dtype(group, factors):
+    return np.result_type(group.dtype, *(f.dtype for f in factors))
+
+
+def _choose(group, solver: str, factors, size: int) -> str:
     if solver not in SOLVERS:
         raise SolverError(f"unknown solver {solver!r}: choose one of {', '.join(SOLVERS)}")
+    base = _base_only(factors)
     if solver == "orbit" and not group.is_signed_permutation:
         raise SolverError(f"the orbit solver needs a (signed) permutation group; {group} is not one "
                           "(use dense or krylov)")
+    if solver in ("orbit", "subgroup") and not base:
+        raise SolverError(f"the {solver} solver handles tensors of V and V* only, not the block "
+                          f"{factors_to_text(tuple(factors))} (use dense or krylov)")
     if solver == "subgroup" and group.finite_subgroup is None:
         raise SolverError(f"the subgroup solver needs a known finite subgroup; {group} has none (use krylov)")
     if solver != "auto":
         return solver
-    if group.is_signed_permutation:
+    if group.is_signed_permutation and base:
         return "orbit"
     if size <= DENSE_MAX:
         return "dense"
-    return "subgroup" if group.finite_subgroup is not None else "krylov"
+    return "subgroup" if base and group.finite_subgroup is not None else "krylov"
 
 
-def _estimate(group, solver, factors, limit):
-    m = group.d ** len(factors)
-    itemsize = 16 if group.is_complex else 8
+def _estimate(group, solver, factors, size, limit):
+    m = size
+    itemsize = np.dtype(_block_dtype(group, factors)).itemsize
     what = f"solving the {m}-entry block {factors_to_text(tuple(factors))} of {group} with the {solver} solver"
     if solver == "orbit":
         need = memory.orbit_bytes(m, max(group.num_discrete, 1), bool(np.any(group.perms[1] < 0)))
@@ -120,8 +148,16 @@ def _estimate(group, solver, factors, limit):
     memory.check(what, need, limit)
 
 
+def cache_key(group, solver: str, factors) -> str:
+    """The basis cache's name for a block: the group's and every leaf's identity by value."""
+    token = ".".join(f.token for f in factors) or "s"
+    if len(token) > 64:
+        token = hashlib.sha256(token.encode()).hexdigest()[:32]
+    return f"v{VERSION}-{group.key}-{solver}-{token}"
+
+
 def _solve_block(group, factors, solver, device, limit, use_disk, progress):
-    key = f"v{VERSION}-{group.key}-{solver}-{''.join('a' if f == 'V' else 'b' for f in factors) or 's'}"
+    key = cache_key(group, solver, factors)
     hit = _cache.get(key, use_disk)
     if hit is not None:
         return hit, True
@@ -134,8 +170,6 @@ def _solve_block(group, factors, solver, device, limit, use_disk, progress):
     elif solver == "dense":
         arrays = {"Q": dense_basis(group, factors)}
     else:
-        from ..device import pick_device
-
         solve_block = krylov_basis if solver == "krylov" else subgroup_basis
         arrays = {"Q": solve_block(group, factors, device=pick_device(device), memory_limit=limit,
                                    progress=progress)}
@@ -145,17 +179,26 @@ def _solve_block(group, factors, solver, device, limit, use_disk, progress):
 
 def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=None, cache: bool = True,
           progress=None) -> Solution:
-    """Solve for the equivariant basis of ``rep`` (see the module docstring)."""
+    """Solve for the equivariant basis of ``rep`` (see the module docstring); ``rep.solve()`` calls this.
+
+    >>> from lab import SO, T
+    >>> solve(T(3)(SO(3)), cache=False).rank      # the Levi-Civita symbol
+    1
+    >>> solve(T(3)(SO(3)), solver="orbit")
+    Traceback (most recent call last):
+    ...
+    lab.errors.SolverError: the orbit solver needs a (signed) permutation group; SO(3) is not one (use dense or krylov)
+    """
     t0 = time.perf_counter()
     group = rep._require_group()
     blocks = rep.blocks
     limit = memory.memory_limit(memory_limit)
     plan = []
     for b in blocks:
-        name = _choose(group, solver, b.size)
-        plan.append((b, name, _canonical_factors(group, b.factors)))
+        name = _choose(group, solver, b.factors, b.size)
+        plan.append((b, name, _canonical_factors(b.factors)))
     for b, name, factors in {(n, f): (b, n, f) for b, n, f in plan}.values():
-        _estimate(group, name, factors, limit)
+        _estimate(group, name, factors, b.size, limit)
 
     solved: dict = {}
     all_cached = True
@@ -188,7 +231,7 @@ def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=Non
             col += r
         Q = orbit_matrix(labels, signs, col)
     else:
-        dtype = group.dtype
+        dtype = np.result_type(group.dtype, *(_block_dtype(group, f) for _, _, f in plan))
         cols = [(b, name, factors, solved[(name, factors)]) for b, name, factors in plan]
         total = sum(_block_rank(a) for *_, a in cols)
         memory.check(f"assembling the {size} x {total} basis", size * total * np.dtype(dtype).itemsize, limit)
@@ -215,3 +258,6 @@ def _block_dense(arrays) -> np.ndarray:
     if "Q" in arrays:
         return arrays["Q"]
     return orbit_matrix(arrays["labels"], arrays["signs"], int(arrays["rank"])).toarray()
+
+
+set_solver(solve)

@@ -1,7 +1,9 @@
 """Cache of solved blocks: in memory, and on disk under the user cache directory.
 
-Disk entries are ``.npz`` files written atomically (temporary file + ``os.replace``) with a metadata
-record holding a SHA-256 of the arrays.  A missing, truncated or tampered entry is recomputed, never
+The in-memory cache is bounded: least recently used entries are dropped once the arrays held exceed
+``LAB_CACHE_MEMORY`` (default 256 MB; ``"1GB"``, ``"0"`` for none), and a lock makes it safe to share
+between threads.  Disk entries are ``.npz`` files written atomically (temporary file + ``os.replace``)
+with a metadata record holding a SHA-256 of the arrays.  A missing, truncated or tampered entry is recomputed, never
 trusted.  ``LAB_CACHE_DIR`` overrides the directory; ``LAB_CACHE_DIR=off`` disables the disk cache.
 """
 from __future__ import annotations
@@ -10,12 +12,57 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
+from .memory import parse_bytes
+
 FORMAT = 1
-_memory: dict[str, dict[str, np.ndarray]] = {}
+DEFAULT_MEMORY = 256 * 2**20
+_memory: OrderedDict[str, tuple[dict[str, np.ndarray], int]] = OrderedDict()
+_held = 0  # bytes of the arrays in _memory
+_lock = threading.RLock()
+
+
+def memory_budget() -> int:
+    """Bytes the in-memory cache may hold: ``$LAB_CACHE_MEMORY`` or 256 MB."""
+    env = os.environ.get("LAB_CACHE_MEMORY")
+    return parse_bytes(env) if env else DEFAULT_MEMORY
+
+
+def memory_usage() -> tuple[int, int]:
+    """(entries, bytes) held in memory now."""
+    with _lock:
+        return len(_memory), _held
+
+
+def _remember(key: str, arrays: dict[str, np.ndarray]) -> None:
+    global _held
+    size = sum(np.asarray(a).nbytes for a in arrays.values())
+    budget = memory_budget()
+    with _lock:
+        old = _memory.pop(key, None)
+        if old is not None:
+            _held -= old[1]
+        if size > budget:
+            return
+        _memory[key] = (arrays, size)
+        _held += size
+        while _held > budget:
+            _, (_, dropped) = _memory.popitem(last=False)
+            _held -= dropped
+
+
+def _recall(key: str):
+    with _lock:
+        entry = _memory.get(key)
+        if entry is None:
+            return None
+        _memory.move_to_end(key)
+        return entry[0]
 
 
 def cache_dir() -> Path | None:
@@ -39,8 +86,9 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
 
 
 def get(key: str, use_disk: bool = True) -> dict[str, np.ndarray] | None:
-    if key in _memory:
-        return _memory[key]
+    hit = _recall(key)
+    if hit is not None:
+        return hit
     directory = cache_dir() if use_disk else None
     if directory is None:
         return None
@@ -55,12 +103,12 @@ def get(key: str, use_disk: bool = True) -> dict[str, np.ndarray] | None:
             return None
     except Exception:  # corrupt or foreign file: recompute
         return None
-    _memory[key] = arrays
+    _remember(key, arrays)
     return arrays
 
 
 def put(key: str, arrays: dict[str, np.ndarray], use_disk: bool = True) -> None:
-    _memory[key] = arrays
+    _remember(key, arrays)
     directory = cache_dir() if use_disk else None
     if directory is None:
         return
@@ -80,4 +128,7 @@ def put(key: str, arrays: dict[str, np.ndarray], use_disk: bool = True) -> None:
 
 
 def clear_memory() -> None:
-    _memory.clear()
+    global _held
+    with _lock:
+        _memory.clear()
+        _held = 0

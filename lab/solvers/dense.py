@@ -14,12 +14,18 @@ RANK_RTOL = 1e-7
 
 
 def block_constraints(group, factors):
-    """Yield the constraint matrices of a tensor block, one per generator."""
-    m = group.d ** len(factors)
-    for h, hd in zip(group.discrete, group.discrete_dual):
-        yield kron_all([h if f == "V" else hd for f in factors]) - np.eye(m)
-    for A, Ad in zip(group.lie, group.lie_dual):
-        yield kron_sum([A if f == "V" else Ad for f in factors])
+    """Yield the constraint matrices of a tensor block, one per generator of ``group``.
+
+    Discrete generator h: ``rho_1(h) (x) rho_2(h) (x) ... - I``; Lie-algebra element A: the Kronecker sum
+    of the ``drho_a(A)``.  Each factor (a leaf representation) gives its own matrices (``generators()``),
+    so the factors may have different dimensions.
+    """
+    mats = [f.generators() for f in factors]
+    m = int(np.prod([f.size for f in factors], dtype=np.int64))
+    for k in range(group.num_discrete):
+        yield kron_all([disc[k] for disc, _ in mats]) - np.eye(m)
+    for i in range(group.num_lie):
+        yield kron_sum([lie[i] for _, lie in mats])
 
 
 def nullspace_of_stack(constraints, m: int, dtype) -> np.ndarray:
@@ -36,5 +42,6 @@ def nullspace_of_stack(constraints, m: int, dtype) -> np.ndarray:
 
 
 def dense_basis(group, factors) -> np.ndarray:
-    m = group.d ** len(factors)
-    return nullspace_of_stack(block_constraints(group, factors), m, group.dtype)
+    m = int(np.prod([f.size for f in factors], dtype=np.int64))
+    dtype = np.result_type(group.dtype, *(f.dtype for f in factors))
+    return nullspace_of_stack(block_constraints(group, factors), m, dtype)

@@ -3,8 +3,9 @@
 Minimises L(X) = ||C X||_F^2 by gradient descent from a Gaussian X (n x r_max); the nullspace part
 of X never changes and the rest decays exponentially, so an SVD of the converged X yields the
 nullspace.  r_max doubles until the rank found is below it.  Products with C never form a matrix:
-the tensor block is held as an array of shape (r, d, ..., d) and each generator is applied along each
-tensor axis, ``(A (x) B) vec(W) = vec(A W B^T)``.  Two refinements over the plain algorithm, both
+the tensor block is held as an array of shape (r, d_1, ..., d_k) and each generator is applied along
+each tensor axis with the matrices of that axis's factor (``Leaf.generators``),
+``(A (x) B) vec(W) = vec(A W B^T)``.  Two refinements over the plain algorithm, both
 standard for quadratics: the step size comes from a power-iteration estimate of ||C^T C||, and a
 heavy-ball momentum term speeds convergence from O(kappa) to O(sqrt(kappa)) iterations.
 """
@@ -22,21 +23,21 @@ RANK_ATOL = 1e-6  # relative to the norm of a Gaussian row, sqrt(n)
 
 
 class StructuredConstraints:
-    """C and C^H applied to X of shape (r, d, ..., d) without forming any rho(g)."""
+    """C and C^H applied to X of shape (r, d_1, ..., d_k) without forming any rho(g)."""
 
     def __init__(self, group, factors, device, dtype, discrete=None, lie=None):
         """``discrete``/``lie``: indices of the generators to use (default: all of them)."""
-        self.d, self.k = group.d, len(factors)
-        t = lambda a: torch.as_tensor(np.asarray(a), dtype=dtype, device=device)  # noqa: E731
+        self.dims = tuple(f.size for f in factors)
+        t = lambda a: torch.tensor(np.asarray(a), dtype=dtype, device=device)  # noqa: E731  (a copy: leaves' arrays are read-only)
         keep_d = range(group.num_discrete) if discrete is None else discrete
         keep_l = range(group.num_lie) if lie is None else lie
-        self.discrete = [[t(group.discrete[i] if f == "V" else group.discrete_dual[i]) for f in factors]
-                         for i in keep_d]
-        self.lie = [[t(group.lie[i] if f == "V" else group.lie_dual[i]) for f in factors] for i in keep_l]
+        mats = [f.generators() for f in factors]
+        self.discrete = [[t(disc[i]) for disc, _ in mats] for i in keep_d]
+        self.lie = [[t(lie_[i]) for _, lie_ in mats] for i in keep_l]
 
     def _axis(self, M, X, a):
         r = X.shape[0]
-        Xv = X.reshape(r * self.d**a, self.d, self.d ** (self.k - 1 - a))
+        Xv = X.reshape(r * math.prod(self.dims[:a]), self.dims[a], math.prod(self.dims[a + 1:]))
         return torch.matmul(M, Xv).reshape(X.shape)
 
     def _rho(self, mats, X, adjoint=False):
@@ -67,17 +68,19 @@ class StructuredConstraints:
 
 def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_iter=20000,
                  r_start=16, seed=0, progress=None) -> np.ndarray:
-    d, k = group.d, len(factors)
-    n = d**k
-    dtype = torch.complex128 if group.is_complex else torch.float64
+    dims = tuple(f.size for f in factors)
+    n = math.prod(dims)
+    np_dtype = np.result_type(group.dtype, *(f.dtype for f in factors))
+    is_complex = np.issubdtype(np_dtype, np.complexfloating)
+    dtype = torch.complex128 if is_complex else torch.float64
     device = torch.device("cpu") if device is None else device
     limit = memory.memory_limit(memory_limit)
-    itemsize = 16 if group.is_complex else 8
+    itemsize = 16 if is_complex else 8
     ops = StructuredConstraints(group, factors, device, dtype)
     if not ops.discrete and not ops.lie:
-        return np.eye(n, dtype=group.dtype)
+        return np.eye(n, dtype=np_dtype)
     gen = torch.Generator(device="cpu").manual_seed(seed)
-    shape = lambda r: (r,) + (d,) * k  # noqa: E731
+    shape = lambda r: (r,) + dims  # noqa: E731
     randn = lambda r: torch.randn(shape(r), generator=gen, dtype=torch.float64).to(device, dtype)  # noqa: E731
 
     # largest eigenvalue of C^H C by power iteration (a safe over-estimate sets the step size)
@@ -130,8 +133,8 @@ def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_
         prev = torch.cat([prev, extra])
         r_max = new_r
     if rank == 0:
-        return np.zeros((n, 0), dtype=group.dtype)
+        return np.zeros((n, 0), dtype=np_dtype)
     # rows of mat span the nullspace: orthonormal basis from the SVD
     _, _, vh = torch.linalg.svd(mat, full_matrices=False)
     Q = vh[:rank].T  # rows of mat are combinations of the rows of vh (no conjugate)
-    return Q.cpu().numpy().astype(group.dtype)
+    return Q.cpu().numpy().astype(np_dtype)

@@ -28,7 +28,8 @@ RANK_RTOL = 1e-9  # on eigenvalues of the Gram matrix, i.e. 3e-5 on singular val
 def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, progress=None) -> np.ndarray:
     H = group.finite_subgroup
     k = len(factors)
-    n = group.d**k
+    dims = tuple(f.size for f in factors)
+    n = int(np.prod(dims, dtype=np.int64))
     limit = memory.memory_limit(memory_limit)
     perms, signs = H.perms
     ob = orbit_basis(perms, signs, k)
@@ -48,7 +49,7 @@ def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, pro
     for start in range(0, r_h, chunk):
         stop = min(start + chunk, r_h)
         X = torch.as_tensor(QH_rows[start:stop].toarray(), dtype=dtype, device=device)
-        Y = ops.normal(X.reshape((stop - start,) + (group.d,) * k)).reshape(stop - start, n)
+        Y = ops.normal(X.reshape((stop - start,) + dims)).reshape(stop - start, n)
         gram[start:stop] = (QH_rows @ Y.cpu().numpy().T).T.conj()  # rows: (C^H C q_i)^H Q_H
         if progress:
             progress(stop / r_h, f"subgroup: constraints on {stop} of {r_h} orbit vectors")
