@@ -1,15 +1,23 @@
-"""The Sharing discovery pane through its API: live snapshots, stop, save and reload, method 2."""
+"""The Sharing discovery pane through its API: live snapshots, locking, stop, save and reload, method 2.
+
+Deadlines are hang guards (the machine may be busy); no test asserts how fast anything runs."""
 from __future__ import annotations
 
 import time
 
+import pytest
+
 from lab.dashboard.sharing_discovery import SharingDiscovery
+from lab.experiments.msr import MSRConfig
+from lab.experiments.sharing import SharingConfig
+
+DEADLINE = 180
 
 
-def _run(pane, timeout=60):
+def _run(pane, timeout=DEADLINE):
     deadline = time.monotonic() + timeout
     seen = []
-    while (pane.running or pane._pending) and time.monotonic() < deadline:
+    while pane.runner.busy and time.monotonic() < deadline:
         time.sleep(0.05)
         pane.poll()
         seen.append(len(pane.snapshots))
@@ -17,57 +25,105 @@ def _run(pane, timeout=60):
     return seen
 
 
-def test_conv_streams_snapshots_recovers_and_saves(tmp_path):
-    pane = SharingDiscovery(results=str(tmp_path), task="conv")
+def _wait(pane, until, timeout=DEADLINE):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pane.poll()
+        if until():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("worker", ["thread", "process"])
+def test_conv_streams_snapshots_recovers_and_saves(worker, tmp_path):
+    pane = SharingDiscovery(results=str(tmp_path), task="conv", worker=worker)
     assert pane.start()
     seen = _run(pane)
     assert len(set(seen)) > 2  # snapshots of A arrive while it learns
-    assert "final partition distance **0**" in pane._status.object
+    assert "final partition distance **0**" in pane._status.object and "saved to" in pane._status.object
     assert pane.snapshots[-1].shape == (6, 6) and len(pane.history) == len(pane.snapshots)
     assert pane._slider.end == len(pane.snapshots) - 1
     pane._slider.value = 0  # scrub back: the first snapshot is shown without error
     saved = list(tmp_path.iterdir())
     assert len(saved) == 1
-    fresh = SharingDiscovery(results=str(tmp_path))
+    fresh = SharingDiscovery(results=str(tmp_path), task="gaussian")
     assert fresh.load(str(saved[0])) and len(fresh.snapshots) == len(pane.snapshots)
+    assert fresh.task == "conv" and "final partition distance **0**" in fresh._status.object
 
 
-def test_stop_ends_the_worker(tmp_path):
-    pane = SharingDiscovery(results=str(tmp_path), task="group", steps=100_000)
+def test_load_and_every_setting_are_disabled_while_running(tmp_path):
+    pane = SharingDiscovery(results=str(tmp_path), task="group", steps=100_000, worker="thread")
+    settings = pane.runner._widgets()
+    assert {"Task", "steps", "seed", "Group", "Load", "Saved runs"} <= {w.label for w in settings}
     assert pane.start()
-    time.sleep(0.5)
-    t0 = time.monotonic()
+    assert all(w.disabled for w in settings) and pane._start_b.disabled and not pane._stop_b.disabled
+    assert not pane.load(str(tmp_path)) and not pane.start()
+    assert _wait(pane, lambda: len(pane.snapshots) > 0)
     pane.stop(wait=True)
-    assert time.monotonic() - t0 < 2 and not pane.worker.is_alive()
-    pane.poll()
+    assert not pane.running and not pane.runner.job._worker.is_alive()
+    assert "stopped" in pane._status.object
+    assert not any(w.disabled for w in settings) and not pane._start_b.disabled and pane._stop_b.disabled
+    saved = list(tmp_path.iterdir())
+    assert len(saved) == 1  # the stopped run was saved by its worker
+
+
+def test_stop_ends_the_worker_process(tmp_path):
+    pane = SharingDiscovery(results=str(tmp_path), task="group", steps=100_000, worker="process")
+    assert pane.start()
+    assert _wait(pane, lambda: len(pane.snapshots) > 0)
+    pane.stop(wait=True)
+    assert not pane.running and not pane.runner.job._proc.is_alive()
     assert "stopped" in pane._status.object
 
 
 def test_method_2_compares_with_and_without_sparsity(tmp_path):
-    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=60, tasks=30)
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=60, tasks=30, worker="thread")
     assert pane.start()
     _run(pane)
-    table = pane._m2[2].object
-    assert list(table.model) == ["msr, exclusive sparsity", "msr, none sparsity", "fully connected"]
+    table = pane._compare.object
+    assert list(table.model) == ["fully connected", "msr, none sparsity", "msr, exclusive sparsity"]
     assert (table["test loss"] > 0).all()
+    assert pane._view["U"] is not None and pane._view["label"] == "msr, exclusive sparsity"
+    fresh = SharingDiscovery(results=str(tmp_path))
+    assert fresh.load(str(next(tmp_path.iterdir())))
+    assert fresh.task == "msr" and (fresh.steps, fresh.tasks) == (60, 30) and fresh._m2.visible
+    assert list(fresh._compare.object.model) == list(table.model)
 
 
 def test_bad_group_is_an_inline_error(tmp_path):
     pane = SharingDiscovery(results=str(tmp_path), task="group", group="SO(3)")
     assert not pane.start()
     assert pane._error.visible and "permutation group" in pane._error.object
+    assert not pane.running and not pane._start_b.disabled
 
 
 def test_pause_holds_method_2(tmp_path):
-    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=100_000, tasks=20)
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=100_000, tasks=20, worker="thread")
     assert pane.start()
-    time.sleep(0.5)
-    pane._toggle_pause()
-    time.sleep(0.3)
+    assert _wait(pane, lambda: len(pane.history) > 0)
+    pane.toggle_pause()
+    assert pane._pause_b.label == "Resume"
+    time.sleep(1.0)  # the step under way finishes
     pane.poll()
+    assert "**paused**" in pane._status.object
     before = len(pane.history)
-    time.sleep(0.6)
+    time.sleep(1.0)
     pane.poll()
     assert len(pane.history) <= before + 1
+    pane.toggle_pause()
+    assert _wait(pane, lambda: len(pane.history) > before + 1)
     pane.stop(wait=True)
-    assert not pane.worker.is_alive()
+    assert not pane.runner.job._worker.is_alive()
+
+
+def test_the_task_selector_covers_both_families_and_their_defaults(tmp_path):
+    pane = SharingDiscovery(results=str(tmp_path))
+    for task in ("gaussian", "conv", "group", "sum"):
+        pane.task = task
+        cfg = pane.config()
+        assert isinstance(cfg, SharingConfig) and cfg.validate().steps == SharingConfig(task=task).with_defaults().steps
+    pane.task = "msr"
+    cfg = pane.config()
+    assert isinstance(cfg, MSRConfig) and cfg.validate().steps == MSRConfig().steps
+    assert pane._opts["msr"].visible and not pane._opts["group"].visible and not pane._method1.visible

@@ -1,9 +1,15 @@
-"""Dashboard pane "Sharing discovery": learn a parameter-sharing matrix A (method 1) or a symmetry matrix U
-(method 2, ``msr``) live.  A worker thread learns (``lab.sharing``); a periodic callback (150 ms) drains its
-snapshots into HoloViews DynamicMaps fed by Pipes, so frames update data in place.  No mathematics here."""
+"""Dashboard pane "Sharing discovery": learn a parameter-sharing matrix A (method 1, the ``sharing`` family) or a
+symmetry matrix U (method 2, the ``msr`` family) live.
+
+The task selector covers both families (gaussian / conv / group / sum: ``sharing``; msr: ``msr``); the controls
+are built from ``SharingConfig`` and ``MSRConfig``'s declarations.  Start runs the family as a ``lab.jobs.Job``
+through a ``JobRunner`` (a worker process by default, a thread as the fallback); the job saves its own copy of
+the run.  The pane only draws what the records carry ("task" / "step" for method 1, "layer" / "msr" /
+"compare" for method 2) into HoloViews DynamicMaps fed by Pipes, so frames update data in place.  While a run
+goes on, Load and every setting are disabled; loading a run restores its settings.  No mathematics here.
+"""
 from __future__ import annotations
 
-import threading
 import time
 
 import holoviews as hv
@@ -12,90 +18,122 @@ import pandas as pd
 import panel as pn
 import param
 
+from ..config import ConfigError
 from ..errors import LabError
-from .worker_pane import WorkerPaneMixin
+from ..experiments.msr import MSRConfig
+from ..experiments.sharing import SharingConfig, make_task
+from ..jobs import Job
 from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
                                  weights_coloring)
-from ..sharing.bilevel import DEFAULTS, learn_sharing
-from ..sharing.msr import LocallyConnected, meta_learn
-from ..sharing.store import list_sharing, load_sharing, save_sharing, sharing_dir
-from ..sharing.tasks import GaussianTask, conv_task, group_task, sum_task
+from ..sharing.store import list_sharing, load_sharing, sharing_dir
+from ..sharing.tasks import weight_shape
+from .config_params import add_config_params, config_values
+from .runner import JobRunner
+from .worker_pane import WorkerPaneMixin
 
-TASKS = ["gaussian", "conv", "group", "sum", "msr"]
-FRAME_MS = 150  # the periodic redraw; A and the weights every frame
+#: every task of both families: method 1 (sharing) first, then method 2 (msr)
+TASKS = list(SharingConfig.option_named("task").choices) + list(MSRConfig.option_named("task").choices)
+#: the settings each task shows (the rest of a config keeps its declared default)
+TASK_FIELDS = {"gaussian": ["K", "blocks", "samples", "split", "sigma"], "conv": [],
+               "group": ["group", "rep_in", "rep_out"], "sum": ["positions"],
+               "msr": ["rank", "kernel", "n_in", "tasks", "sparsity", "lam"]}
+METHOD1_FIELDS = ["lr", "restarts", "entropy", "nuclear", "merge_tolerance"]
+COMMON_FIELDS = ["steps", "trials", "seed"]
+SHARING_NAMES = [n for t in ("gaussian", "group", "sum") for n in TASK_FIELDS[t]] + METHOD1_FIELDS + COMMON_FIELDS
+MSR_NAMES = TASK_FIELDS["msr"]
+TASK_DEFAULTS = ("steps", "lr", "restarts")  # filled from the task when it is chosen
+FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
+FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
 CURVE_SECONDS = 0.6  # the learning curves redraw at most this often
 
 
+def family_of(task: str) -> str:
+    return "msr" if task == "msr" else "sharing"
+
+
+def task_defaults(task: str) -> dict:
+    """steps (and for method 1 lr and restarts) as the task's config fills them in."""
+    if task == "msr":
+        return {"steps": MSRConfig().steps}
+    cfg = SharingConfig(task=task).with_defaults()
+    return {k: getattr(cfg, k) for k in TASK_DEFAULTS}
+
+
 class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
-    task = param.Selector(default="conv", objects=TASKS)
-    K = param.Integer(default=5, bounds=(2, 40), doc="gaussian: weight entries")
-    blocks = param.Integer(default=3, bounds=(1, 40), doc="gaussian: true blocks")
-    samples = param.Integer(default=100, bounds=(4, 100_000), doc="gaussian: |D|")
-    split = param.Number(default=0.3, bounds=(0.01, 0.99), doc="gaussian: training fraction r")
-    group = param.String(default="Z(4)", doc="group task: a permutation group (V → V layer)")
-    positions = param.Integer(default=5, bounds=(2, 12), doc="sum task: sequence positions")
-    rank = param.Integer(default=1, bounds=(1, 5), doc="msr: filter basis rank (1 = convolution)")
-    kernel = param.Integer(default=3, bounds=(2, 7), doc="msr: filter size")
-    tasks = param.Integer(default=100, bounds=(2, 5000), doc="msr: meta-training tasks")
-    sparsity = param.Selector(default="exclusive", objects=["exclusive", "group", "none"])
-    lam = param.Number(default=1e-3, bounds=(0, None), doc="msr: sparsity weight λ")
-    entropy = param.Number(default=1e-2, bounds=(0, None), doc="weight of the entropy penalty H(A)")
-    nuclear = param.Number(default=1e-2, bounds=(0, None), doc="weight of the nuclear norm ‖A‖*")
-    steps = param.Integer(default=600, bounds=(1, 100_000))
-    seed = param.Integer(default=0)
+    task = param.Selector(default=FIRST_TASK, objects=TASKS,
+                          doc=SharingConfig.option_named("task").help)
+    worker = param.Selector(default="process", objects=["process", "thread"],
+                            doc="where learning runs: a worker process (the event loop stays free) or a thread")
 
     def __init__(self, results: str | None = None, **params):
-        super().__init__(**params)
+        self._restoring = False
+        task = params.get("task", self.param.task.default)
+        fill = task_defaults(task)
+        super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
         self.results = sharing_dir(results)
-        self._lock = threading.Lock()
-        self._pending: list = []
-        self._state: dict = {}
-        self._stop, self._pause = threading.Event(), threading.Event()
-        self.worker: threading.Thread | None = None
         self.history: list[dict] = []
         self.snapshots: list[np.ndarray] = []
         self.frames: list[float] = []  # redraw times (the benchmark's frames per second)
-        self._periodic = None
+        self._view: dict = {}  # what the frames draw: method, gt and shape, or n_out, n_in, U, label
+        self._summary: dict = {}
+        self._dirty = False
         self._pipe = hv.streams.Pipe(data=None)  # A, implied weights, U: every frame
         self._slow_pipe = hv.streams.Pipe(data=None)  # learning curves: at most every CURVE_SECONDS
         self._last_curves = 0.0
         self._widgets()
-        self.param.watch(lambda e: self._on_task(reset_steps=True), ["task"])
-        self._on_task(reset_steps=False)
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.on_session_destroyed(lambda ctx: self.stop(wait=False))
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                error=self._error, detail=self._detail, period_ms=FRAME_MS,
+                                after_poll=self._after_poll)
+        self.param.watch(lambda e: self._on_task(reset=True), ["task"])
+        self._on_task(reset=False)
 
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._start_b = pn.widgets.Button(name="Start", button_type="primary", width=90, css_classes=["shr-start"])
-        self._pause_b = pn.widgets.Button(name="Pause", width=90, disabled=True)
-        self._stop_b = pn.widgets.Button(name="Stop", button_type="danger", width=90, disabled=True)
+
+        def num(name, label, w=100):
+            return pn.widgets.FloatInput.from_param(getattr(p, name), label=label, width=w)
+
+        def intw(name, label, w=100):
+            return pn.widgets.IntInput.from_param(getattr(p, name), label=label, width=w)
+
+        def text(name, label, w=100):
+            return pn.widgets.TextInput.from_param(getattr(p, name), label=label, width=w)
+
+        self._start_b = pn.widgets.Button(label="Start", color="primary", width=90, css_classes=["shr-start"])
+        self._pause_b = pn.widgets.Button(label="Pause", width=90, disabled=True, css_classes=["shr-pause"])
+        self._stop_b = pn.widgets.Button(label="Stop", color="danger", width=90, disabled=True,
+                                         css_classes=["shr-stop"])
         self._start_b.on_click(lambda e: self.start())
-        self._pause_b.on_click(lambda e: self._toggle_pause())
-        self._stop_b.on_click(lambda e: self.stop(wait=False))
-        num = lambda name, label, w=100: pn.widgets.FloatInput.from_param(getattr(p, name), name=label, width=w)  # noqa: E731
-        intw = lambda name, label, w=100: pn.widgets.IntInput.from_param(getattr(p, name), name=label, width=w)  # noqa: E731
         self._opts = {
-            "gaussian": pn.Row(intw("K", "K"), intw("blocks", "blocks"), intw("samples", "|D|"), num("split", "split r")),
-            "group": pn.Row(pn.widgets.TextInput.from_param(p.group, name="Group", width=200)),
+            "gaussian": pn.Column(pn.Row(intw("K", "K"), intw("blocks", "blocks"), intw("samples", "|D|")),
+                                  pn.Row(num("split", "split r"), num("sigma", "noise σ"))),
+            "conv": pn.Column(),
+            "group": pn.Row(text("group", "Group", 120), text("rep_in", "in", 80), text("rep_out", "out", 80)),
             "sum": pn.Row(intw("positions", "positions")),
-            "msr": pn.Column(pn.Row(intw("rank", "rank"), intw("kernel", "filter"), intw("tasks", "tasks")),
-                             pn.Row(pn.widgets.Select.from_param(p.sparsity, name="Sparsity", width=150),
-                                    num("lam", "λ", 120))),
+            "msr": pn.Column(pn.Row(intw("rank", "rank"), intw("kernel", "filter"), intw("n_in", "inputs")),
+                             pn.Row(intw("tasks", "tasks"),
+                                    pn.widgets.Select.from_param(p.sparsity, label="Sparsity", width=120),
+                                    num("lam", "λ", 90))),
         }
-        self._penalties = pn.Row(num("entropy", "entropy weight", 140), num("nuclear", "nuclear weight", 140))
+        self._method1 = pn.Column(
+            pn.Row(num("entropy", "entropy weight", 140), num("nuclear", "nuclear weight", 140)),
+            pn.Row(num("lr", "learning rate", 95), intw("restarts", "restarts", 90),
+                   num("merge_tolerance", "merge tol.", 90)))
         self._controls = pn.Column(
-            pn.widgets.Select.from_param(p.task, name="Task", css_classes=["shr-task"]),
-            *self._opts.values(), self._penalties,
-            pn.Row(intw("steps", "steps"), intw("seed", "seed")),
-            pn.Row(self._start_b, self._pause_b, self._stop_b), width=330)
+            pn.widgets.Select.from_param(p.task, label="Task", css_classes=["shr-task"]),
+            *self._opts.values(), self._method1,
+            pn.Row(intw("steps", "steps"), intw("trials", "trials", 80), intw("seed", "seed", 80)),
+            pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["shr-worker"]),
+            width=330)
+        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
-        self._gt_pane = pn.pane.HoloViews(self._draw_gt(None))  # static: redrawn only when a run starts
+        self._gt_pane = pn.pane.HoloViews(self._draw_gt(None))  # static: redrawn only when a task arrives
         self._w_pane = pn.pane.HoloViews(None, css_classes=["shr-weights"])
         self._w_dmap((1, 1))
-        self._slider = pn.widgets.IntSlider(name="history (snapshot)", start=0, end=1, value=0, width=420)
+        self._slider = pn.widgets.IntSlider(label="history (snapshot)", start=0, end=1, value=0, width=420)
         self._slider.param.watch(lambda e: self._send(frame=False), "value")
         self._m1 = pn.Column(
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])), self._gt_pane),
@@ -107,27 +145,27 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
                                      css_classes=["shr-curves"]),
                    pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe]))))
+        self._compare = pn.pane.DataFrame(pd.DataFrame(), index=False, css_classes=["shr-compare"])
         self._m2 = pn.Column(
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
                    pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe]))),
-            pn.pane.Markdown("#### Test loss after adaptation (new tasks)"),
-            pn.pane.DataFrame(pd.DataFrame(), index=False, css_classes=["shr-compare"]), visible=False)
-        self._saved = pn.widgets.Select(name="Saved runs", options=[], width=420)
-        self._load_b = pn.widgets.Button(name="Load", width=80)
+            pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False)
+        self._saved = pn.widgets.Select(label="Saved runs", options=[], width=420)
+        self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
 
     def __panel__(self):
         main = pn.Column(self._error, self._status, self._m1, self._m2, pn.Row(self._saved, self._load_b),
                          sizing_mode="stretch_width")
-        return pn.Row(self._controls, main, sizing_mode="stretch_width")
+        return pn.Row(pn.Column(self._controls, self._buttons_row), main, sizing_mode="stretch_width")
 
-    def _on_task(self, reset_steps: bool):
+    def _on_task(self, reset: bool):
         for name, box in self._opts.items():
             box.visible = name == self.task
-        self._penalties.visible = self.task != "msr"
-        if reset_steps:
-            self.steps = DEFAULTS.get(self.task, {}).get("steps", 600) if self.task != "msr" else 600
+        self._method1.visible = self.task != "msr"
+        if reset and not self._restoring:
+            self.param.update(**task_defaults(self.task))
         self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
 
     # ------------------------------------------------------------------ drawing (DynamicMap callbacks)
@@ -143,19 +181,21 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A (learned): press Start")
         return a_heatmap(A, data["gt"])
 
-    def _draw_gt(self, data):
-        if not data or data.get("method") != 1:
+    def _draw_gt(self, gt):
+        if gt is None:
             return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A_gt (ground truth)")
-        return gt_heatmap(data["gt"])
+        return gt_heatmap(gt)
 
     def _w_dmap(self, shape):
         """A fresh DynamicMap for the implied weights: its frame size follows the first frame, so every run
         (whose weight shape may differ) gets one whose placeholder already has the right shape."""
+        shape = tuple(int(s) for s in shape)
+
         def draw(data):
             A = self._snapshot(data)
             if A is None or data.get("method") != 1:
                 return weights_coloring(np.zeros(int(np.prod(shape)), dtype=np.int64), shape, "implied W")
-            return weights_coloring(A.argmax(1), data["shape"], "implied W")
+            return weights_coloring(A.argmax(1), shape, "implied W")
 
         self._w_pane.object = hv.DynamicMap(draw, streams=[self._pipe])
 
@@ -172,17 +212,18 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
 
     def _draw_u(self, data):
         U = (data or {}).get("U")
-        if U is None:
-            return u_picture(np.zeros((4, 1)), 2, 2, "max_k |U|: press Start")
+        if U is None or data.get("method") != 2:
+            return u_picture(np.zeros((4, 1)), 2, 2, "max_k |U|: press Start" if not self.history else
+                             "max_k |U| (not saved with the run)")
         return u_picture(U, data["n_out"], data["n_in"], f"max_k |U| ({data.get('label', '')})")
 
     def _draw_hist(self, data):
         U = (data or {}).get("U")
-        return u_histogram(U if U is not None else np.zeros(1))
+        return u_histogram(U if U is not None and data.get("method") == 2 else np.zeros(1))
 
     def _send(self, frame: bool = True, final: bool = False):
         t0 = time.perf_counter()  # curves redraw at most every CURVE_SECONDS
-        data = dict(self._state.get("view", {}), history=list(self.history), snapshots=self.snapshots)
+        data = dict(self._view, history=list(self.history), snapshots=self.snapshots)
         self._pipe.send(data)
         if final or t0 - self._last_curves >= CURVE_SECONDS:
             self._slow_pipe.send(data)
@@ -193,192 +234,187 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ control
     @property
     def running(self) -> bool:
-        return self.worker is not None and self.worker.is_alive()
+        return self.runner.running
 
-    def config(self) -> dict:
-        keys = {"gaussian": ["K", "blocks", "samples", "split"], "group": ["group"], "sum": ["positions"],
-                "msr": ["rank", "kernel", "tasks", "sparsity", "lam"], "conv": []}[self.task]
-        common = ["steps", "seed"] + (["entropy", "nuclear"] if self.task != "msr" else [])
-        return {"task": self.task, **{k: getattr(self, k) for k in keys + common}}
-
-    def _make_task(self):
-        if self.task == "gaussian":
-            return GaussianTask(K=self.K, blocks=self.blocks, samples=self.samples, split=self.split, seed=self.seed)
-        if self.task == "conv":
-            return conv_task(seed=self.seed)
-        if self.task == "group":
-            return group_task(self.group, seed=self.seed)
-        return sum_task(positions=self.positions, seed=self.seed)
+    def config(self):
+        """The settings as a ``SharingConfig`` or (task msr) an ``MSRConfig`` (not validated: ``start`` does)."""
+        if self.task == "msr":
+            return MSRConfig(task="msr", **config_values(self, MSR_NAMES + COMMON_FIELDS))
+        return SharingConfig(task=self.task, **config_values(self, SHARING_NAMES))
 
     def start(self) -> bool:
-        if self.running:
+        """Start learning; False (with an inline message) if the settings are bad or a run is going on."""
+        if self.runner.busy:
             return False
         try:
-            task = None if self.task == "msr" else self._make_task()
-            family = LocallyConnected(kernel=self.kernel, rank=self.rank, seed=self.seed) if self.task == "msr" else None
+            config = self.config()
+            job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process")
+            if self.task == "group":  # parsing is instant: a bad group is reported before any worker starts
+                make_task(config, config.seed)
         except LabError as err:
             self._show_error(str(err))
             return False
         self._error.visible = False
-        self._stop.clear()
-        self._pause.clear()
-        self.history, self.snapshots, self._pending = [], [], []
-        cfg = self.config()
-        if task is not None:
-            w_shape = (task.info["W"].shape if task.name in ("conv", "group") else
-                       (task.K, 1) if task.name == "sum" else (1, task.K))
-            self._state = {"phase": "learning", "view": {"method": 1, "gt": task.gt, "shape": w_shape}}
-            self._gt_pane.object = gt_heatmap(task.gt)
-            self._w_dmap(w_shape)
-            target = lambda: self._work_bilevel(task, cfg)  # noqa: E731
-        else:
-            self._state = {"phase": "learning", "view": {"method": 2, "n_out": family.n_out, "n_in": family.n_in}}
-            target = lambda: self._work_msr(family, cfg)  # noqa: E731
-        self.worker = threading.Thread(target=target, daemon=True, name="sharing-discovery")
-        self.worker.start()
-        self._buttons(True)
-        self._status.object = f"Learning **{self.task}** …"
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None and self._periodic is None:
-            self._periodic = pn.state.add_periodic_callback(self.poll, period=FRAME_MS)
-        return True
+        self.history, self.snapshots, self._summary, self.frames = [], [], {}, []
+        self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}
+        self._compare.object = pd.DataFrame()
+        self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
+        return self.runner.start(job)
 
-    def _toggle_pause(self):
-        if self._pause.is_set():
-            self._pause.clear()
-            self._pause_b.name = "Pause"
-        elif self.running:
-            self._pause.set()
-            self._pause_b.name = "Resume"
+    def toggle_pause(self):
+        self.runner.toggle_pause()
 
-    def stop(self, wait: bool = True, timeout: float = 10.0):
-        self._stop.set()
-        self._pause.clear()
-        if wait and self.worker is not None:
-            self.worker.join(timeout)
+    _toggle_pause = toggle_pause
 
-    # ------------------------------------------------------------------ workers
-    def _push(self, item):
-        with self._lock:
-            self._pending.append(item)
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        self.runner.stop(wait=wait, timeout=timeout)
 
-    def _work_bilevel(self, task, cfg):
-        try:
-            res = learn_sharing(task, steps=cfg["steps"], entropy=cfg["entropy"], nuclear=cfg["nuclear"],
-                                seed=cfg["seed"], on_step=lambda rec, A: self._push(("step", rec, A)),
-                                stop=self._stop, pause=self._pause)
-            status = "stopped" if self._stop.is_set() else "finished"
-            summary = {"partition_distance": res.partition_distance, "labels": res.labels.tolist(),
-                       "ground_truth": task.gt.tolist(), "mse_gap": res.mse_gap, "test_loss": res.test_loss,
-                       "steps_per_second": res.steps_per_second}
-            path = save_sharing(cfg, res.history, res.A_history, summary, self.results, status)
-            self._push(("done", status, summary, str(path)))
-        except Exception as err:  # never a traceback page
-            self._push(("error", f"{type(err).__name__}: {err}" if not isinstance(err, LabError) else str(err)))
-
-    def _work_msr(self, family, cfg):
-        try:
-            rows = []
-            runs = [("msr", cfg["sparsity"]), ("msr", "none"), ("fc", "none")]
-            for model, sparsity in dict.fromkeys(runs):
-                label = f"{model}, {sparsity} sparsity" if model == "msr" else "fully connected"
-                res = meta_learn(family, tasks=cfg["tasks"], model=model, sparsity=sparsity, lam=cfg["lam"],
-                                 steps=cfg["steps"], seed=cfg["seed"], stop=self._stop, pause=self._pause,
-                                 on_step=lambda rec, U, label=label: self._push(("msr", rec, U, label)))
-                rows.append({"model": label, "test loss": res.test_loss})
-                self._push(("compare", list(rows)))
-                if self._stop.is_set():
-                    break
-            status = "stopped" if self._stop.is_set() else "finished"
-            path = save_sharing(cfg, self.history, [], {"comparison": rows}, self.results, status)
-            self._push(("done", status, {"comparison": rows}, str(path)))
-        except Exception as err:
-            self._push(("error", f"{type(err).__name__}: {err}" if not isinstance(err, LabError) else str(err)))
-
-    # ------------------------------------------------------------------ event loop
     def poll(self) -> int:
-        with self._lock:
-            items, self._pending = self._pending, []
-        if not items:
-            if not self.running and self._periodic is not None:
-                self._periodic.stop()
-                self._periodic = None
-            return 0
-        follow = self._slider.value >= self._slider.end - 1 or not self.snapshots
-        for item in items:
-            kind = item[0]
-            if kind == "step":
-                self.history.append(item[1])
-                self.snapshots.append(item[2])
-            elif kind == "msr":
-                rec = dict(item[1], label=item[3])
-                self.history.append(rec)
-                if item[2] is not None:
-                    self._state["view"].update(U=item[2], label=item[3])
-            elif kind == "compare":
-                self._m2[2].object = pd.DataFrame(item[1])
-            elif kind == "done":
-                self._state.update(phase=item[1], summary=item[2], saved=item[3])
-                self._buttons(False)
-                self._refresh_saved()
-            elif kind == "error":
-                self._state["phase"] = "error"
-                self._show_error(item[1])
-                self._buttons(False)
+        """Draw the messages that arrived; returns how many.  Periodic on the server, called in scripts/tests."""
+        return self.runner.poll()
+
+    # ------------------------------------------------------------------ messages (event loop)
+    def _on_message(self, msg: dict):
+        kind = msg["kind"]
+        if kind == "task":  # method 1: a trial's task; the pane shows the latest trial
+            self.history, self.snapshots = [], []
+            self._view = {"method": 1, "task": msg.get("task", self.task), "trial": msg["trial"],
+                          "gt": np.asarray(msg["gt"]), "shape": tuple(msg["shape"])}
+            self._gt_pane.object = self._draw_gt(self._view["gt"])
+            self._w_dmap(self._view["shape"])
+            self._slider.end, self._slider.value = 1, 0
+            self._dirty = True
+        elif kind == "step":
+            self.history.append(msg["rec"])
+            self.snapshots.append(msg["A"])
+            self._dirty = True
+        elif kind == "layer":  # method 2
+            self._view = {"method": 2, "task": "msr", "n_out": msg["n_out"], "n_in": msg["n_in"]}
+        elif kind == "msr":
+            self.history.append(msg["rec"])
+            if msg.get("U") is not None:  # a copy: a thread job's U is the learner's live array
+                self._view.update(U=np.array(msg["U"], copy=True), label=msg["label"])
+            self._dirty = True
+        elif kind == "compare":
+            self._compare.object = pd.DataFrame(msg["rows"])
+        elif kind == "done":
+            self._summary = msg.get("summary") or {}
+            self._refresh_saved()
+            self._dirty = True
+        elif kind == "failed":
+            self._refresh_saved()
+
+    def _after_poll(self, count: int):
+        if not self._dirty:
+            return
         if self.snapshots:
+            follow = self._slider.value >= self._slider.end - 1
             self._slider.end = max(len(self.snapshots) - 1, 1)
             if follow:
                 self._slider.value = len(self.snapshots) - 1
-        finished = any(item[0] in ("done", "error") for item in items)
-        self._send(final=finished or not self.running)  # the last frame always redraws the curves too
-        self._status.object = self._status_text()
-        return len(items)
+        self._send(final=not self.runner.running)  # the last frame always redraws the curves too
+        self._dirty = False
 
-    def _status_text(self) -> str:
-        s = self._state
+    def _detail(self) -> str:
         last = self.history[-1] if self.history else {}
-        text = f"**{s.get('phase', '')}** · {self.task}"
+        task = self._view.get("task", self.task)
+        text = task
+        if self._view.get("trial"):
+            text += f" · trial {self._view['trial'] + 1}"
         if "partition_distance" in last:
             text += (f" · step {last['step']} · upper {last['upper']:.4g} · partition distance "
-                     f"{last['partition_distance']}")
+                     f"{last['partition_distance']:g}")
         elif "outer_loss" in last:
             text += f" · {last.get('label', '')} step {last['step']} · outer loss {last['outer_loss']:.4g}"
-        summary = s.get("summary") or {}
-        if "partition_distance" in summary:
-            text += f"  \nfinal partition distance **{summary['partition_distance']}** (after snapping and merging)"
-        if s.get("saved"):
-            text += f"  \nsaved to `{s['saved']}`"
+        pd_final = self._summary.get("partition_distance")
+        if pd_final is not None:
+            text += f"  \nfinal partition distance **{pd_final:g}** (after snapping and merging)"
         return text
 
+    # ------------------------------------------------------------------ saved runs
     def _refresh_saved(self):
         self._saved.options = {p.name: str(p) for p in list_sharing(self.results)[:50]}
 
     def load(self, path) -> bool:
-        if not path:
+        """Show a saved run and put its settings back into the controls (not while a run is going on)."""
+        if not path or self.runner.busy:
             return False
         try:
             run = load_sharing(path)
         except LabError as err:
             self._show_error(str(err))
             return False
-        cfg = run.meta["config"]
+        self._error.visible = False
+        saved = run.meta.get("config") or {}
+        cfg, problem = self._restore(saved)
+        if problem:
+            self._show_error(f"{run.path.name}: its settings could not be restored ({problem})")
+        summary = run.meta.get("summary") or {}
+        self._summary = summary
         self.history = run.history.to_dict("records")
         self.snapshots = list(run.snapshots) if run.snapshots is not None else []
-        summary = run.meta.get("summary", {})
-        if "ground_truth" in summary and self.snapshots:
-            gt = np.asarray(summary["ground_truth"])
-            K = gt.size
-            shape = (1, K) if cfg["task"] == "gaussian" else (K, 1) if cfg["task"] == "sum" else None
-            if shape is None:
-                task = conv_task(seed=cfg["seed"]) if cfg["task"] == "conv" else group_task(cfg["group"], seed=cfg["seed"])
-                shape = task.info["W"].shape
-            self._state = {"phase": f"loaded ({run.meta['status']})", "summary": summary, "saved": str(run.path),
-                           "view": {"method": 1, "gt": gt, "shape": shape}}
-            self._m1.visible, self._m2.visible = True, False
-            self._gt_pane.object = gt_heatmap(gt)
-            self._w_dmap(shape)
+        task = saved.get("task", self.task)
+        try:
+            if task == "msr":
+                self._load_method2(summary)
+            elif "ground_truth" in summary:
+                self._load_method1(summary, cfg)
+        except (LabError, ValueError, TypeError, KeyError) as err:
+            self._show_error(f"{run.path.name}: could not draw it ({err})")
+            return False
+        self._send(final=True)
+        status = run.meta.get("status", "?")
+        self._status.object = (f"Loaded `{run.path.name}` ({status})  \n{self._label(saved)}  \n{self._detail()}")
+        return True
+
+    def _load_method1(self, summary: dict, cfg):
+        gt = np.asarray(summary["ground_truth"])
+        shape = summary.get("shape")
+        if shape is None:  # runs saved before the shape was: the task's weight shape
+            shape = weight_shape(make_task(cfg, cfg.seed)) if cfg is not None else (1, gt.size)
+        self._view = {"method": 1, "task": cfg.task if cfg is not None else self.task, "gt": gt,
+                      "shape": tuple(shape)}
+        self._m1.visible, self._m2.visible = True, False
+        self._gt_pane.object = self._draw_gt(gt)
+        self._w_dmap(shape)
+        if self.snapshots:
             self._slider.end = max(len(self.snapshots) - 1, 1)
             self._slider.value = len(self.snapshots) - 1
-        self._send(final=True)
-        self._status.object = self._status_text()
-        return True
+
+    def _load_method2(self, summary: dict):
+        n_out, n_in = summary.get("shape") or (1, 1)
+        self._view = {"method": 2, "task": "msr", "n_out": n_out, "n_in": n_in}
+        self._m1.visible, self._m2.visible = False, True
+        self._compare.object = pd.DataFrame(summary.get("comparison") or [])
+
+    def _restore(self, saved: dict):
+        """Set the controls from a saved config dict; returns (config or None, what went wrong or "")."""
+        cls = MSRConfig if saved.get("task") == "msr" else SharingConfig
+        known = {k: v for k, v in saved.items() if k in cls.__dataclass_fields__}
+        try:
+            cfg = cls.from_dict(known, where="saved settings")
+        except ConfigError as err:
+            return None, str(err)
+        if cls is SharingConfig:
+            cfg = cfg.with_defaults()
+        names = MSR_NAMES + COMMON_FIELDS if cls is MSRConfig else SHARING_NAMES
+        values = {n: getattr(cfg, n) for n in names}
+        self._restoring = True
+        try:
+            self.task = cfg.task
+            self.param.update(**values)
+        finally:
+            self._restoring = False
+        self._on_task(reset=False)
+        return cfg, ""
+
+    @staticmethod
+    def _label(c: dict) -> str:
+        """The saved run's own settings, in one line."""
+        task = c.get("task", "?")
+        keys = (TASK_FIELDS.get(task, []) + (METHOD1_FIELDS if task != "msr" else []) + COMMON_FIELDS)
+        return f"**{task}** · " + " · ".join(f"{k} {c[k]}" for k in keys if c.get(k) is not None)
+
+
+add_config_params(SharingDiscovery, SharingConfig, SHARING_NAMES, task_defaults(FIRST_TASK))
+add_config_params(SharingDiscovery, MSRConfig, MSR_NAMES)
