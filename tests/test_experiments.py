@@ -158,3 +158,22 @@ def test_json_output_is_strict_even_when_values_are_not_finite():
     text = json.dumps(obj, allow_nan=False)
     assert json.loads(text)["aug"] == {"loss": None, "loss_reason": "NaN: not a number (e.g. every run diverged)",
                                        "dist_from_E": 0.5, "runs": [1.0, None]}
+
+
+def test_no_import_circles_anywhere_and_faces_stay_on_top():
+    """The whole package's import graph (ast, lazy imports included) has no circle; the science never imports
+    the experiments layer, the plots or the faces; the experiments layer never imports the faces."""
+    from test_engine_imports import graph, strongly_connected
+
+    g = graph()
+    assert [sorted(c) for c in strongly_connected(g) if len(c) > 1] == []
+    faces = ("lab.cli", "lab.dashboard", "lab.jobs")
+    rules = {"lab.dynamics": faces + ("lab.experiments", "lab.plots"),
+             "lab.sharing": faces + ("lab.experiments", "lab.plots"),
+             "lab.experiments": faces,
+             "lab.plots": faces + ("lab.experiments", "lab.solvers")}
+    for package, banned in rules.items():
+        for name, deps in g.items():
+            if name == package or name.startswith(package + "."):
+                bad = sorted(d for d in deps if any(d == b or d.startswith(b + ".") for b in banned))
+                assert not bad, f"{name} imports {bad}"
