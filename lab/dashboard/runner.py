@@ -153,7 +153,7 @@ class JobRunner:
             self.job.join(timeout)
             self.poll()
 
-    def _on_session_destroyed(self, session_context=None) -> None:
+    def _on_session_destroyed(self, session_context) -> None:
         self._closed = True
         if self.job is not None:
             self.job.stop()  # a process job that does not stop is ended after its grace period
