@@ -1,6 +1,6 @@
 """Benchmark: Basis explorer latency from a control change to the plot being ready, server side.
 
-    python bench/dashboard.py [--repeats 9] [--out bench/results/dashboard.json]
+    python bench/dashboard.py [--part basis|training|all] [--repeats 9] [--out bench/results/dashboard.json]
 
 For each case (a cached basis with at most 10^4 weight-matrix entries) the size control is toggled
 between two values whose bases are both cached, and the time from the parameter change to the pane
@@ -13,6 +13,20 @@ having its new plot is measured, in two modes:
 
 Baseline, measured in the same run: the same change with the basis cache switched off (a cold solve).
 Reported: medians over ``--repeats`` changes, and the ratio cold / cached.  Target: under 300 ms.
+
+Part ``training`` (``--part training``): the Training dynamics pane's live redraw rate and the training speed,
+for the job in a worker thread and in a worker process.  The same dynamics config is trained for
+``--seconds`` of training (after its build) in four ways per mode, interleaved over ``--rounds`` rounds:
+
+* ``headless`` -- the ``lab.jobs.Job`` alone, its messages drained every 200 ms (as a script would);
+* ``pane``     -- the pane attached to a Bokeh Document (its redraws build the Bokeh models a browser would
+                  get), polled every ``runner.PERIOD_MS`` like the server's periodic callback, with the pane's
+                  default redraw throttle for that mode (thread: at most 1 redraw/s; process: every tick);
+* ``pane, every tick`` (thread mode only) -- the pane redrawing on every tick, as the process mode does.
+
+Reported: redraws/s while training (from the pane's draw callbacks), training steps/s (the job's rate, paused
+and build time excluded), and the slowdown against headless in the same mode and round.  Targets: at least 4
+redraws/s while training, training slowed under 10 %.
 """
 from __future__ import annotations
 
@@ -29,9 +43,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["LAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="lab-bench-cache-")
 
 from bokeh.document import Document  # noqa: E402
-
-from lab.dashboard.basis_explorer import BasisExplorer  # noqa: E402
-from lab.solvers import cache  # noqa: E402
 
 CASES = [  # (label, fixed controls, the control that changes, its two values); all <= 10^4 entries
     ("graph layer S(n) T(2)->T(2), n 9<->10", dict(group="S(n)", rep_in="T(2)", rep_out="T(2)"), "n", (9, 10)),
@@ -52,6 +63,8 @@ def _changes(case):
 
 
 def _time_changes(explorer, changes, repeats, cold=False):
+    from lab.solvers import cache
+
     times = []
     for i in range(repeats):
         if cold:
@@ -64,11 +77,8 @@ def _time_changes(explorer, changes, repeats, cold=False):
     return statistics.median(times)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=9)
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dashboard.json"))
-    args = ap.parse_args(argv)
+def basis_part(args) -> list[dict]:
+    from lab.dashboard.basis_explorer import BasisExplorer
 
     detached = BasisExplorer(preset="Custom")
     attached = BasisExplorer(preset="Custom")
@@ -94,8 +104,179 @@ def main(argv=None):
         print(f"{row['case']:<40} entries {entries:>6}  data {row['data_ms']:7.1f} ms  +models "
               f"{row['models_ms']:7.1f} ms  cold {row['cold_ms']:8.1f} ms  (x{row['cold_over_cached']:.1f})  "
               f"{'OK' if row['ok'] else 'OVER'}", flush=True)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+# ---------------------------------------------------------------------- part "training"
+REDRAW_TARGET = 4.0  # redraws per second while training
+SLOWDOWN_TARGET = 0.10  # training slowed by less than this with the pane open
+
+
+def _training_config(args):
+    from lab.dynamics.config import DynamicsConfig
+
+    return DynamicsConfig(experiment=args.experiment, runs=args.runs, steps=10_000_000, device="cpu").validate()
+
+
+def _until_running(job, tick, seconds_limit=300.0):
+    deadline = time.monotonic() + seconds_limit
+    while job.state == "building" and time.monotonic() < deadline:
+        tick()
+    if job.state not in ("running", "paused"):
+        raise RuntimeError(f"the job did not start training: {job.state} {job.final}")
+
+
+def _headless(args, process: bool, threads: int | None) -> dict:
+    """The job alone; its messages drained every 200 ms.  Returns steps/s over ``args.seconds`` of training."""
+    from lab.jobs import Job
+
+    job = Job("dynamics", _training_config(args), process=process, threads=threads).start()
+
+    def tick():
+        job.drain()
+        time.sleep(0.2)
+
+    try:
+        _until_running(job, tick)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < args.seconds:
+            tick()
+        return {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": None, "draw_ms": None}
+    finally:
+        job.stop()
+        job.join(60)
+
+
+def _with_pane(args, process: bool, threads: int | None, every_tick: bool, results: str) -> dict:
+    """The pane attached to a Document, polled every PERIOD_MS like the server's periodic callback."""
+    from lab.dashboard import training_dynamics as td
+    from lab.dashboard.runner import PERIOD_MS
+
+    mode = "process" if process else "thread"
+    cfg = _training_config(args)
+    saved = dict(td.REDRAW_SECONDS), td.WORKER_THREADS
+    td.WORKER_THREADS = threads  # the same compute threads as the headless job
+    if every_tick:
+        td.REDRAW_SECONDS[mode] = 0.0
+    try:
+        pane = td.TrainingDynamics(results=results, worker=mode)
+        pane.param.update(experiment=cfg.experiment)
+        pane.param.update(runs=cfg.runs, steps=cfg.steps, device=cfg.device)
+        pane.__panel__().get_root(Document())
+        costs = []
+        redraw = pane._redraw
+
+        def timed_redraw():
+            t = time.perf_counter()
+            redraw()
+            costs.append(time.perf_counter() - t)
+
+        pane._redraw = timed_redraw
+        period = PERIOD_MS / 1000
+        next_tick = [time.monotonic()]
+
+        def tick():  # a Tornado PeriodicCallback: fixed period, missed ticks skipped
+            pane.poll()
+            next_tick[0] += period
+            now = time.monotonic()
+            if next_tick[0] < now:
+                next_tick[0] = now
+            time.sleep(next_tick[0] - now)
+
+        if not pane.start():
+            raise RuntimeError(pane._error.object)
+        job = pane.runner.job
+        _until_running(job, tick)
+        t0, frames0, costs0 = time.monotonic(), len(pane.frames), len(costs)
+        while time.monotonic() - t0 < args.seconds:
+            tick()
+        span = time.monotonic() - t0
+        row = {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": (len(pane.frames) - frames0) / span,
+               "draw_ms": 1000 * statistics.median(costs[costs0:]) if costs[costs0:] else None}
+        pane.stop(wait=True, timeout=60)
+        return row
+    finally:
+        td.REDRAW_SECONDS.update(saved[0])
+        td.WORKER_THREADS = saved[1]
+
+
+def training_part(args) -> list[dict]:
+    import torch
+
+    default_threads = torch.get_num_threads()
+    results = tempfile.mkdtemp(prefix="lab-bench-runs-")
+    n = args.threads
+    # (label, process?, torch threads of the job, pane?, redraw every tick?)
+    ways = [(f"thread, {n} thr", False, n, False, False), (f"thread, {n} thr", False, n, True, False),
+            (f"thread, {n} thr", False, n, True, True),
+            (f"process, {n} thr", True, n, False, False), (f"process, {n} thr", True, n, True, False)]
+    if args.default_threads and default_threads != n:  # what a thread job gets in a server that sets nothing
+        ways[3:3] = [(f"thread, {default_threads} thr", False, default_threads, False, False),
+                     (f"thread, {default_threads} thr", False, default_threads, True, False)]
+
+    def name(way):
+        return "headless" if not way[3] else ("pane, every tick" if way[4] else "pane")
+
+    samples: dict = {w: [] for w in ways}
+    for r in range(args.rounds):
+        for way in ways:
+            label, process, threads, pane, every_tick = way
+            if not process:
+                torch.set_num_threads(threads)  # a thread job computes in this process
+            row = (_with_pane(args, process, threads, every_tick, results) if pane else
+                   _headless(args, process, threads))
+            head = next(w for w in ways if w[:3] == way[:3] and not w[3])
+            base = samples[head][-1]["steps_per_s"] if pane else row["steps_per_s"]
+            row["slowdown"] = 1 - row["steps_per_s"] / base if base else None
+            samples[way].append(row)
+            print(f"  round {r + 1}: {label:<16} {name(way):<17} {row['steps_per_s']:6.2f} steps/s  "
+                  + (f"{row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms']:6.1f} ms  "
+                     f"slowdown {100 * row['slowdown']:+5.1f} %" if pane else ""), flush=True)
+    torch.set_num_threads(default_threads)
+    rows = []
+    print(f"\n{'job':<16} {'pane':<17} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
+          f"over {args.rounds} rounds of {args.seconds:g} s; {args.experiment}, {args.runs} runs, cpu, "
+          f"{os.cpu_count()} cores)")
+    for way, got in samples.items():
+        med = {k: (statistics.median([g[k] for g in got]) if got[0][k] is not None else None)
+               for k in ("steps_per_s", "redraws_per_s", "draw_ms", "slowdown")}
+        row = dict(job=way[0], process=way[1], threads=way[2], pane=name(way), **med, rounds=got,
+                   experiment=args.experiment, runs=args.runs, seconds=args.seconds)
+        if way[3]:
+            row["ok"] = med["redraws_per_s"] >= REDRAW_TARGET and med["slowdown"] < SLOWDOWN_TARGET
+        rows.append(row)
+        red = f"{med['redraws_per_s']:9.2f}" if way[3] else f"{'-':>9}"
+        draw = f"{med['draw_ms']:8.0f}" if way[3] and med["draw_ms"] is not None else f"{'-':>8}"
+        slow = f"{100 * med['slowdown']:+8.1f}%" if way[3] else f"{'-':>9}"
+        verdict = "" if not way[3] else ("  OK" if row["ok"] else "  MISSED")
+        print(f"{way[0]:<16} {name(way):<17} {red} {draw} {med['steps_per_s']:8.2f} {slow}{verdict}")
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--part", choices=("basis", "training", "all"), default="all")
+    ap.add_argument("--repeats", type=int, default=9, help="basis: changes per case")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dashboard.json"))
+    ap.add_argument("--training-out", default=str(Path(__file__).parent / "results" / "dashboard_training.json"))
+    ap.add_argument("--experiment", default="custom", help="training: the dynamics experiment")
+    ap.add_argument("--runs", type=int, default=3, help="training: runs (batched)")
+    ap.add_argument("--seconds", type=float, default=20.0, help="training: seconds of training per measurement")
+    ap.add_argument("--rounds", type=int, default=3, help="training: interleaved rounds (medians reported)")
+    ap.add_argument("--threads", type=int, default=1, help="training: torch compute threads of the job "
+                    "(the panes' WORKER_THREADS)")
+    ap.add_argument("--no-default-threads", dest="default_threads", action="store_false",
+                    help="training: skip the thread job with torch's default threads (a server that sets none)")
+    args = ap.parse_args(argv)
+
+    if args.part in ("basis", "all"):
+        rows = basis_part(args)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+    if args.part in ("training", "all"):
+        rows = training_part(args)
+        Path(args.training_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.training_out).write_text(json.dumps(rows, indent=1))
     return 0
 
 

@@ -247,3 +247,71 @@ def test_a_function_job_hands_back_its_result_and_can_be_stopped():
     assert old.join(DEADLINE) and old.state == "stopped"
     new = Job.function(lambda progress, control: 42, "solve").start()
     assert new.join(DEADLINE) and new.state == "done" and new.result == 42
+
+
+# ------------------------------------------------------------------ the dashboard's runner
+def _poll_until(runner, condition, timeout=DEADLINE):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        runner.poll()
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_runner_supersedes_a_short_job_and_drops_its_messages():
+    import panel as pn
+
+    from lab.dashboard.runner import JobRunner
+
+    got = []
+    runner = JobRunner(got.append, start=pn.widgets.Button(label="Start"))
+
+    def ticking(who, n):
+        def fn(progress, control):
+            for i in range(n):
+                checkpoint(control)
+                progress({"kind": "tick", "who": who})
+                time.sleep(0.01)
+            return who
+        return fn
+
+    old = Job.function(ticking("old", 100_000), "solve")
+    assert runner.start(old)
+    assert _poll_until(runner, lambda: any(m.get("who") == "old" for m in got))
+    assert not runner.start(Job.function(ticking("new", 3), "solve"))  # one at a time unless superseding
+    new = Job.function(ticking("new", 3), "solve")
+    assert runner.start(new, supersede=True)
+    cut = len(got)
+    assert _poll_until(runner, lambda: not runner.busy)
+    assert [m.get("who") for m in got[cut:] if m["kind"] == "tick"] == ["new"] * 3  # nothing from the old job
+    assert got[-1]["kind"] == "done" and got[-1]["result"] == "new"
+    assert old.join(DEADLINE) and old.state == "stopped"  # the superseded job was asked to stop, and did
+
+
+def test_the_runner_locks_and_restores_widgets_and_shows_drawing_errors_inline():
+    import panel as pn
+
+    from lab.dashboard.runner import JobRunner
+
+    start, pause, stop = (pn.widgets.Button(label=x) for x in ("Start", "Pause", "Stop"))
+    free, off = pn.widgets.IntInput(label="free"), pn.widgets.IntInput(label="off", disabled=True)
+    error, status = pn.pane.Alert(visible=False), pn.pane.Markdown()
+
+    def draw(msg):
+        if msg["kind"] == "tick" and msg["i"] == 2:
+            raise ValueError("cannot draw this\nsecond line")
+
+    runner = JobRunner(draw, start=start, pause=pause, stop=stop, lock=[pn.Column(pn.Row(free), off)],
+                       status=status, error=error)
+    assert not start.disabled and pause.disabled and stop.disabled
+    job = Job(COUNT, CountConfig(steps=5, delay=0.02))
+    assert runner.start(job)
+    assert free.disabled and off.disabled and start.disabled and not pause.disabled and not stop.disabled
+    assert _poll_until(runner, lambda: not runner.busy)
+    assert not free.disabled and off.disabled  # each widget back as it was
+    assert not start.disabled and pause.disabled and stop.disabled
+    assert error.visible
+    assert error.object == "could not draw the latest results: unexpected ValueError: cannot draw this"
+    assert "**done**" in status.object and "step 5/5" in status.object and job.state == "done"

@@ -25,6 +25,9 @@ from ..jobs import Job, error_text
 log = logging.getLogger(__name__)
 
 PERIOD_MS = 200  # the drain-and-draw period: at most 5 frames a second
+#: torch compute threads of a job's worker process: one per session's job leaves the other cores to the server
+#: and the other sessions (small models also train several times faster on one thread than on contending ones)
+WORKER_THREADS = 1
 
 
 def duration(seconds: float | None) -> str:
@@ -109,8 +112,15 @@ class JobRunner:
             self.job.stop()
         if self.error is not None:
             self.error.visible = False
+        try:
+            job.start()
+        except Exception as err:  # e.g. no worker process could be started: inline, never a traceback
+            log.exception("starting job %s failed", job.name)
+            if self.error is not None:
+                self.error.object = f"could not start: {error_text(err)}"
+                self.error.visible = True
+            return False
         self.job = job
-        job.start()
         self._active = True
         self._set_locked(True)
         if self.on_start is not None:

@@ -28,7 +28,7 @@ from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curv
 from ..sharing.store import list_sharing, load_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .config_params import add_config_params, config_values
-from .runner import JobRunner
+from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
 #: every task of both families: method 1 (sharing) first, then method 2 (msr)
@@ -248,7 +248,8 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             return False
         try:
             config = self.config()
-            job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process")
+            job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
+                      threads=WORKER_THREADS)
             if self.task == "group":  # parsing is instant: a bad group is reported before any worker starts
                 make_task(config, config.seed)
         except LabError as err:

@@ -26,7 +26,7 @@ from ..errors import LabError
 from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
 from .config_params import add_config_params, config_values
-from .runner import JobRunner
+from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
 #: the config fields the pane shows (every declared one meant for the dashboard)
@@ -37,6 +37,12 @@ DEVICES = ("auto", "cpu", "cuda")
 #: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
 #: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x)
 REDRAW_SECONDS = {"process": 0.0, "thread": 1.0}
+#: at most this share of the session's event loop goes to redrawing (the rest answers the page and other
+#: sessions): a frame that took 150 ms waits 300 ms for the next
+DRAW_SHARE = 0.5
+#: live frames draw at most this many steps (evenly spaced, the latest always): a frame's cost stays bounded
+#: however long the run; the finished (or loaded) run is drawn in full
+LIVE_STEPS = 200
 
 
 def experiment_defaults(experiment: str) -> dict:
@@ -68,7 +74,10 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         fill = {**experiment_defaults(exp), "group": default_group(exp), "rep": default_rep(exp)}
         super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
         self.results = results_dir(results)
-        self._records: list[dict] = []
+        self._records: list[dict] = []  # every record of the run shown
+        self._total: list[dict] = []  # its "total" rows: all the plots draw
+        self._steps: list[int] = []  # the steps recorded so far, in order
+        self._latest: list[dict] = []  # the latest step's records: the per-layer table
         self._info: dict = {}  # the "started" message and the latest step's numbers
         self._dirty = False
         self._last_draw = 0.0
@@ -174,12 +183,14 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         if self.runner.busy:
             return False
         try:
-            job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process")
+            job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process",
+                      threads=WORKER_THREADS)
         except LabError as err:
             self._show_error(str(err))
             return False
         self._error.visible = False
-        self._records, self._info = [], {"experiment": job.config.experiment, "mode": self.worker}
+        self._set_records([])
+        self._info = {"experiment": job.config.experiment, "mode": self.worker}
         self._mode = self.worker
         self._plots(list(job.config.strategies))
         self.frames = []
@@ -205,11 +216,11 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         if kind == "started":
             self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
                                                    "experiment")})
-            self._records = list(msg["records"])
+            self._set_records(list(msg["records"]))
             self._plots(list(msg["strategies"]))
             self._dirty = True
         elif kind == "records":
-            self._records.extend(msg["records"])
+            self._add_records(msg["records"])
             self._info.update(step=msg["step"], diverged=msg["diverged"])
             self._dirty = True
         elif kind in ("done", "failed"):
@@ -222,7 +233,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             self._redraw()  # the last frame is always drawn, whatever the throttle
 
     def _min_interval(self) -> float:
-        return max(REDRAW_SECONDS[getattr(self, "_mode", self.worker)], 2 * self._draw_cost)
+        return max(REDRAW_SECONDS[getattr(self, "_mode", self.worker)], self._draw_cost / DRAW_SHARE)
 
     def _detail(self) -> str:
         i = self._info
@@ -249,13 +260,38 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._loss.object = dmap(lambda data: curves_plot(data, "loss", strategies))
         self._acc.object = dmap(lambda data: curves_plot(data, "accuracy", strategies))
 
+    def _set_records(self, records: list[dict]):
+        self._records, self._total, self._steps, self._latest = [], [], [], []
+        by_step: dict = {}
+        for r in records:
+            by_step.setdefault(r["step"], []).append(r)
+        for step in sorted(by_step):
+            self._add_records(by_step[step])
+
+    def _add_records(self, records: list[dict]):
+        """One step's records (every strategy, run and layer)."""
+        if not records:
+            return
+        self._records.extend(records)
+        self._total.extend(r for r in records if r["layer"] == "total")
+        self._steps.append(records[0]["step"])
+        self._latest = records
+
+    def _drawn_total(self, full: bool) -> list[dict]:
+        """The "total" rows a frame draws: every step when ``full``, else at most LIVE_STEPS of them."""
+        if full or len(self._steps) <= LIVE_STEPS:
+            return self._total
+        stride = -(-len(self._steps) // LIVE_STEPS)
+        keep = set(self._steps[::stride]) | {self._steps[-1]}
+        return [r for r in self._total if r["step"] in keep]
+
     def _redraw(self):
         t0 = time.monotonic()
-        df = pd.DataFrame(self._records)
+        df = pd.DataFrame(self._drawn_total(full=not self.runner.running))
         if self._pipe is None:
             self._plots(list(dict.fromkeys(df.strategy)) if not df.empty else list(self.strategies))
         self._pipe.send(df)
-        self._layers.object = per_layer(df).round(6) if not df.empty else pd.DataFrame()
+        self._layers.object = per_layer(self._latest).round(6) if self._latest else pd.DataFrame()
         self._last_draw = time.monotonic()
         self._draw_cost = self._last_draw - t0
         self._dirty = False
@@ -280,7 +316,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         if problem:
             self._show_error(f"{run.path.name}: its settings could not be restored ({problem}); its curves are "
                              f"shown")
-        self._records = run.metrics.to_dict("records")
+        self._set_records(run.metrics.to_dict("records"))
         self._info = {}
         self._plots(list(dict.fromkeys(run.metrics.strategy)))
         self._redraw()
