@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from lab import SO, Group, ParseError, RepError, S, SolverError, T, V, Z, parse_rep
-from lab.reps import (Block, Scalar, UserRep, register_rep, registered_reps, regular_rep, so3_irrep,
+from lab.reps import (Block, Leaf, Scalar, UserRep, register_rep, registered_reps, regular_rep, so3_irrep,
                       unregister_rep)
 
 
@@ -306,3 +306,59 @@ def test_unknown_names_give_the_position_and_the_registered_names(clean_registry
     with pytest.raises(ParseError) as info:
         parse_rep("Reg3")
     assert info.value.position == 0 and "Reg3" not in info.value.expected
+
+
+# ---------------------------------------------------------------------- the open protocol
+class Sym2(Leaf):
+    """Symmetric 2-tensors of V in an orthonormal basis, given EMLP-style by size, rho and drho only."""
+
+    def __init__(self, group=None):
+        self.group = group
+
+    def bind(self, group):
+        return Sym2(group)
+
+    _identity = ("Sym2",)
+
+    @property
+    def size(self):
+        d = self._require_group().d
+        return d * (d + 1) // 2
+
+    def _basis(self):
+        d = self.group.d
+        cols = []
+        for i in range(d):
+            for j in range(i, d):
+                E = np.zeros((d, d))
+                E[i, j] = E[j, i] = 1.0
+                cols.append(E.ravel() / np.linalg.norm(E))
+        return np.stack(cols, axis=1)
+
+    def rho(self, g):
+        P = self._basis()
+        return P.T @ np.kron(g, g) @ P
+
+    def drho(self, A):
+        P, eye = self._basis(), np.eye(self.group.d)
+        return P.T @ (np.kron(A, eye) + np.kron(eye, A)) @ P
+
+    def __str__(self):
+        return "Sym2"
+
+
+def test_a_leaf_given_by_rho_and_drho_joins_the_algebra():
+    G = SO(3)
+    sym = Sym2()(G)
+    assert sym == Sym2(G) and sym != V(G) and hash(sym) == hash(Sym2(G))
+    assert str(sym >> T(2)) == "Sym2 >> T(2)" and (sym + V).size == 9
+    assert (sym >> sym).solve(cache=False).rank == 2  # Sym^2 R^3 = L0 + L2
+    assert (sym >> T(2)).solve(cache=False).rank == 2
+    assert (sym >> so3_irrep(2)).solve(solver="krylov", cache=False).rank == 1
+    H = S(3)  # characters: chi_Sym2(g) = (tr(g)^2 + tr(g^2)) / 2, an independent formula
+    elements = H.elements()
+    chi = np.array([(np.trace(g) ** 2 + np.trace(g @ g)) / 2 for g in elements])
+    sym_h = Sym2(H)
+    assert np.allclose(chi, [np.trace(sym_h.rho(g)) for g in elements])
+    expected = round(float(np.sum(chi * chi)) / len(elements))
+    assert (sym_h >> sym_h).solve(cache=False).rank == expected == 8  # Sym^2(1 + std) = 2*1 + 2*std

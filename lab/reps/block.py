@@ -7,7 +7,6 @@ block by block and solve every distinct block once, so blocks compare and hash b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 import numpy as np
 
@@ -75,7 +74,3 @@ def factors_to_text(factors: tuple) -> str:
         if roles == ["V"] * p + ["V*"] * q:
             return f"T({p},{q})" if q else ("V" if p == 1 else f"T({p})")
     return "*".join(str(f) for f in factors)
-
-
-def block_size(factors) -> int:
-    return int(prod(f.size for f in factors))

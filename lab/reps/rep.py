@@ -469,8 +469,8 @@ def ScalarRep(group=None) -> TrivialRep:
 
 
 # ---------------------------------------------------------------------- sums and products
-def _bind_children(children: list[Rep], group) -> list[Rep]:
-    return children if group is None else [c if c.group is not None else c.bind(group) for c in children]
+def _bind_children(children: list[Rep], group) -> tuple[Rep, ...]:
+    return tuple(children if group is None else (c if c.group is not None else c.bind(group) for c in children))
 
 
 def _same(a: Rep, b: Rep) -> bool:
@@ -539,7 +539,7 @@ class ProductRep(Rep):
         self.group = _combine_groups(*(c.group for c in flat))
         self.children = _bind_children(flat, self.group)
         if maps is not None and self.group is not None:
-            self.maps = tuple(_bind_children(list(maps), self.group))
+            self.maps = _bind_children(list(maps), self.group)
 
     def bind(self, group):
         maps = None if self.maps is None else (self.maps[0].bind(group), self.maps[1].bind(group))
