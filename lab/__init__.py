@@ -9,7 +9,7 @@
 from .errors import GroupError, LabError, MemoryLimitError, ParseError, RepError, SolverError
 from .groups import (C, D, GCNN, GROUPS, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm,
                      Group, P4Grid, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
-from .reps import Rep, Scalar, T, V, Vstar, parse_rep
+from .reps import Rep, Scalar, T, UserRep, V, Vstar, parse_rep, register_rep, regular_rep, so3_irrep
 from .solvers import Solution, solve
 
 __version__ = "0.1.0"
@@ -20,4 +20,5 @@ __all__ = [
     "Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "P4Grid", "GCNN", "Cube", "RubiksCube",
     "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "U", "SU",
     "Rep", "V", "Vstar", "T", "Scalar", "parse_rep", "solve", "Solution",
+    "UserRep", "so3_irrep", "regular_rep", "register_rep",
 ]
