@@ -272,5 +272,9 @@ class JobRunner:
         if self.progress is not None:
             self.progress.value = int(100 * job.done / job.total) if job.total else 0
         if self.status is not None:
-            extra = self.detail() if self.detail is not None else ""
+            try:
+                extra = self.detail() if self.detail is not None else ""
+            except Exception:  # the status line must never take the page down
+                log.exception("the pane's status detail failed")
+                extra = ""
             self.status.object = self.status_text() + (f"  \n{extra}" if extra else "")
