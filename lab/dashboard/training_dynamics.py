@@ -84,6 +84,8 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._draw_cost = 0.0
         self.frames: list[float] = []  # redraw times (the benchmark's redraws per second)
         self._pipe = None
+        self._plot_strategies: list[str] = []
+        self._mode = self.worker  # the worker mode of the run shown
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
@@ -217,7 +219,8 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
                                                    "experiment")})
             self._set_records(list(msg["records"]))
-            self._plots(list(msg["strategies"]))
+            if list(msg["strategies"]) != self._plot_strategies:
+                self._plots(list(msg["strategies"]))
             self._dirty = True
         elif kind == "records":
             self._add_records(msg["records"])
@@ -233,7 +236,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             self._redraw()  # the last frame is always drawn, whatever the throttle
 
     def _min_interval(self) -> float:
-        return max(REDRAW_SECONDS[getattr(self, "_mode", self.worker)], self._draw_cost / DRAW_SHARE)
+        return max(REDRAW_SECONDS[self._mode], self._draw_cost / DRAW_SHARE)
 
     def _detail(self) -> str:
         i = self._info
@@ -251,6 +254,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         """Fresh plots for a run: DynamicMaps on one Pipe, so streaming updates data in place instead of
         rebuilding Bokeh models."""
         self._pipe = hv.streams.Pipe(data=pd.DataFrame())
+        self._plot_strategies = list(strategies)
 
         def dmap(fn):
             return hv.DynamicMap(fn, streams=[self._pipe])
