@@ -6,6 +6,7 @@ Every wait polls for a state for up to ``WAIT`` seconds (Playwright's ``expect``
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -108,6 +109,21 @@ def wait_until(condition, what: str, page=None, timeout: float = WAIT) -> None:
             page.wait_for_timeout(250)
         else:
             time.sleep(0.25)
+
+
+_ENTRY = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", re.M)  # a log line of panel serve starts with its time
+#: the last line of a traceback that only says tornado could not write to a websocket the browser had closed:
+#: a closed page can leave one behind when the server is slow to notice (a busy machine); not an app error
+_CLOSED_SOCKET = ("tornado.websocket.WebSocketClosedError", "tornado.iostream.StreamClosedError")
+
+
+def server_errors(log: Path) -> list[str]:
+    """The log entries of ``panel serve`` that hold a traceback, less those ending in a closed-websocket error."""
+    text = log.read_text()
+    starts = [m.start() for m in _ENTRY.finditer(text)]
+    entries = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)])]
+    return [e for e in entries if "Traceback" in e
+            and not e.rstrip().splitlines()[-1].strip().startswith(_CLOSED_SOCKET)]
 
 
 @contextmanager
