@@ -1,7 +1,12 @@
-"""Helpers for real-browser tests: a ``panel serve`` subprocess and headless Debian Chromium via Playwright."""
+"""Helpers for real-browser tests: a ``panel serve`` subprocess and headless Debian Chromium via Playwright.
+
+Every wait polls for a state for up to ``WAIT`` seconds (Playwright's ``expect`` and actions included, see
+``chromium_page``): a hang guard for a busy machine, never a speed requirement.
+"""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -17,6 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("LAB_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 CHROMIUM = os.environ.get("LAB_CHROMIUM", "/usr/bin/chromium")
+WAIT = 300.0  # seconds: how long any wait for a state may take before the test fails (a hang guard)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -38,7 +44,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def panel_server(app: str = "app.py", timeout: float = 90.0, extra_args: tuple[str, ...] = ()):
+def panel_server(app: str = "app.py", timeout: float = WAIT, extra_args: tuple[str, ...] = ()):
     """``panel serve app`` on a free local port; yields (app URL, server log path); the server dies on exit,
     pass or fail."""
     port = free_port()
@@ -56,7 +62,7 @@ def panel_server(app: str = "app.py", timeout: float = 90.0, extra_args: tuple[s
                 if proc.poll() is not None:
                     raise RuntimeError(f"panel serve exited with {proc.returncode}; see {log}")
                 try:
-                    with urllib.request.urlopen(url, timeout=5) as r:
+                    with urllib.request.urlopen(url, timeout=30) as r:
                         if r.status == 200:
                             break
                 except OSError:
@@ -76,15 +82,48 @@ def panel_server(app: str = "app.py", timeout: float = 90.0, extra_args: tuple[s
 
 @contextmanager
 def chromium_page(width: int = 1400, height: int = 1000):
-    """A Playwright page in headless Debian Chromium, closed on exit, pass or fail."""
-    from playwright.sync_api import sync_playwright
+    """A Playwright page in headless Debian Chromium, closed on exit, pass or fail.  Its actions and every
+    ``expect(...)`` assertion wait up to ``WAIT`` seconds for their state unless given a ``timeout``."""
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=WAIT * 1000)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=WAIT * 1000)
         try:
-            yield browser.new_page(viewport={"width": width, "height": height})
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(WAIT * 1000)
+            page.set_default_navigation_timeout(WAIT * 1000)
+            yield page
         finally:
             browser.close()
+
+
+def wait_until(condition, what: str, page=None, timeout: float = WAIT) -> None:
+    """Poll ``condition()`` until it is true; fail after ``timeout`` seconds (a hang guard) saying ``what``
+    was awaited.  With a ``page`` the pause between polls lets Playwright process events."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}")
+        if page is not None:
+            page.wait_for_timeout(250)
+        else:
+            time.sleep(0.25)
+
+
+_ENTRY = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", re.M)  # a log line of panel serve starts with its time
+#: the last line of a traceback that only says tornado could not write to a websocket the browser had closed:
+#: a closed page can leave one behind when the server is slow to notice (a busy machine); not an app error
+_CLOSED_SOCKET = ("tornado.websocket.WebSocketClosedError", "tornado.iostream.StreamClosedError")
+
+
+def server_errors(log: Path) -> list[str]:
+    """The log entries of ``panel serve`` that hold a traceback, less those ending in a closed-websocket error."""
+    text = log.read_text()
+    starts = [m.start() for m in _ENTRY.finditer(text)]
+    entries = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)])]
+    return [e for e in entries if "Traceback" in e
+            and not e.rstrip().splitlines()[-1].strip().startswith(_CLOSED_SOCKET)]
 
 
 @contextmanager

@@ -118,6 +118,7 @@ def test_equi_stays_in_E_to_rounding():
     assert tr.summary()["equi"]["dist_from_init"] > 1e-3  # it did move
 
 
+@pytest.mark.slow
 def test_sampled_augmentation_stays_ten_times_closer_than_nominal_perm_defaults():
     tr = Trainer(DynamicsConfig(experiment="perm", strategies=("nom", "aug")))
     tr.run()

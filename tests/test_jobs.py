@@ -85,9 +85,12 @@ COUNT = Family(name="count", title="Count", config=CountConfig, run=_count,
 # ------------------------------------------------------------------ streaming and saving
 @pytest.mark.parametrize("process", [False, True], ids=["thread", "process"])
 def test_a_job_streams_records_then_saves(process, tmp_path):
-    job = Job("dynamics", small(), save_dir=tmp_path, process=process).start()
+    job = Job("dynamics", small(), save_dir=tmp_path, process=process)
     seen = []
     states = set()
+    post = job._post  # the state after every message, however fast the run (polling can miss a short state)
+    job._post = lambda msg: (post(msg), states.add(job.state))
+    job.start()
     assert until(job, lambda: states.add(job.state) or not job.running, collect=seen)
     finish(job, seen)
     kinds = [m["kind"] for m in seen]

@@ -97,6 +97,7 @@ def test_convolution_is_recovered_exactly():
     assert result.test_loss < 1e-10
 
 
+@pytest.mark.slow
 def test_gaussian_recovery_and_more_data():
     def mean_pd(samples, sigma=1.0):
         return np.mean([learn_sharing(GaussianTask(K=5, blocks=3, samples=samples, split=0.3, sigma=sigma, seed=t),

@@ -38,8 +38,14 @@ def _settings(pane):
 @pytest.mark.parametrize("worker", ["thread", "process"])
 def test_started_training_streams_points_and_saves(worker, tmp_path):
     pane = TrainingDynamics(results=str(tmp_path), experiment="custom", runs=2, steps=12, worker=worker)
+    seen = [len(pane._records)]
     assert pane.start()
-    seen = []
+    # hold the run at its first step until its first points are drawn: on a fast machine 12 steps can end
+    # between two polls, on a slow one this waits; either way the run is seen (and drawn) while it runs
+    pane.pause()
+    assert _wait(pane, lambda: (seen.append(len(pane._records)) or len(pane.frames) >= 1))
+    assert pane.runner.busy and 0 < len(pane._records)
+    pane.resume()
     assert _wait(pane, lambda: (seen.append(len(pane._records)) or not pane.runner.busy))
     assert seen[-1] == len(pane._records) > 0
     assert len(set(seen)) > 2  # points arrive while training runs, not only at the end

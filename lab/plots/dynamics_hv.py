@@ -10,9 +10,7 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend the 
 import numpy as np
 
 from ..dynamics.metrics import frame, medians, view_limits
-
-COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
-LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
+from .style import COLOURS, LABELS
 
 
 def _runs_path(df, strategy, x, y):

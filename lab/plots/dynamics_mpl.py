@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dynamics.metrics import frame, medians, view_limits
-from .dynamics_hv import COLOURS, LABELS
+from .style import COLOURS, LABELS
 
 
 def _drift(ax, df, view, logy):

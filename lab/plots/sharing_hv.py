@@ -6,23 +6,10 @@ import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401
 import numpy as np
 
-from ..sharing.partition import canonical, matching
+from ..sharing.partition import canonical
 from .coloring import ColoringData, Span
 from .coloring_hv import coloring_plot
-
-
-def order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row order, column order) that shows A block by block: entries sorted by their true block, columns in
-    use sorted by the true block their block is matched to (unused columns last)."""
-    rows = np.argsort(gt, kind="stable")
-    hard = A.argmax(1)
-    match = matching(hard, gt)
-    canon = canonical(hard)
-    key = np.full(A.shape[1], np.inf)
-    for entry, col in enumerate(hard):
-        key[col] = min(key[col], match.get(int(canon[entry]), np.inf))
-    cols = np.lexsort((np.arange(A.shape[1]), key))
-    return rows, cols
+from .style import order
 
 
 def a_heatmap(A: np.ndarray, gt: np.ndarray, title: str = "A (learned)", size: int = 260):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sharing.partition import canonical
-from .sharing_hv import order
+from .style import order
 
 
 def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tuple[int, int], history=None,

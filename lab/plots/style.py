@@ -1,0 +1,36 @@
+"""Style and layout shared by the interactive (HoloViews/Bokeh) and static (matplotlib) plots.
+
+numpy only: the ``*_mpl`` modules import from here, never from the ``*_hv`` modules, so a notebook figure does not
+pull in HoloViews, Bokeh or Panel.
+
+>>> COLOURS["nom"], LABELS["aug_penalty"]
+('#d62728', 'Aug + penalty')
+>>> import numpy as np
+>>> A = np.eye(3)[[2, 2, 0]]          # entries 0 and 1 use column 2, entry 2 uses column 0
+>>> rows, cols = order(A, gt=np.array([0, 0, 1]))
+>>> rows.tolist(), cols.tolist()     # column 2 stands for true block 0, column 0 for block 1, unused column 1 last
+([0, 1, 2], [2, 0, 1])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..sharing.partition import canonical, matching
+
+#: one colour and one legend label per training strategy of ``lab.dynamics``
+COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
+LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
+
+
+def order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row order, column order) that shows a sharing matrix A block by block: entries sorted by their true block,
+    columns in use sorted by the true block their block is matched to (unused columns last)."""
+    rows = np.argsort(gt, kind="stable")
+    hard = A.argmax(1)
+    match = matching(hard, gt)
+    canon = canonical(hard)
+    key = np.full(A.shape[1], np.inf)
+    for entry, col in enumerate(hard):
+        key[col] = min(key[col], match.get(int(canon[entry]), np.inf))
+    cols = np.lexsort((np.arange(A.shape[1]), key))
+    return rows, cols

@@ -1,0 +1,28 @@
+"""The matplotlib figure modules stay light: importing one never pulls in HoloViews, Bokeh or Panel."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MPL_MODULES = sorted(f"lab.plots.{p.stem}" for p in (ROOT / "lab" / "plots").glob("*_mpl.py"))
+HEAVY = ("holoviews", "bokeh", "panel")
+
+
+def test_there_are_matplotlib_modules():
+    assert {"lab.plots.coloring_mpl", "lab.plots.dynamics_mpl", "lab.plots.sharing_mpl"} <= set(MPL_MODULES)
+
+
+@pytest.mark.parametrize("module", MPL_MODULES)
+def test_matplotlib_module_does_not_import_holoviews_bokeh_or_panel(module):
+    code = ("import importlib, sys; importlib.import_module(sys.argv[1]); "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    res = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, cwd=ROOT, env=env,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "", f"importing {module} imported {res.stdout.strip()}"
