@@ -64,9 +64,19 @@ def gap_figure(table):
     return fig
 
 
-def msr_figure(results: dict, n_out: int, n_in: int):
-    """max_k |U| pictures (the report's Fig. 2) and |U| histograms (Fig. 3), one column per setting."""
+def msr_figure(results, n_out: int | None = None, n_in: int | None = None):
+    """max_k |U| pictures (the report's Fig. 2) and |U| histograms (Fig. 3), one column per setting.
+
+    ``results``: {name: result with ``.U`` and ``.test_loss``}, or a run of the msr experiment (its learned U
+    per setting and the last trial's test losses; the layer shape comes with it)."""
+    from types import SimpleNamespace
+
     from matplotlib.figure import Figure
+
+    if hasattr(results, "rows"):  # lab.experiments.msr.MSRRunResult
+        n_out, n_in = results.shape
+        losses = results.rows[-1]
+        results = {name: SimpleNamespace(U=U, test_loss=losses[name]) for name, U in results.U.items()}
 
     fig = Figure(figsize=(3.6 * len(results), 5.2), layout="constrained")
     axes = fig.subplots(2, len(results), squeeze=False)
