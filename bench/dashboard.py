@@ -15,18 +15,22 @@ Baseline, measured in the same run: the same change with the basis cache switche
 Reported: medians over ``--repeats`` changes, and the ratio cold / cached.  Target: under 300 ms.
 
 Part ``training`` (``--part training``): the Training dynamics pane's live redraw rate and the training speed,
-for the job in a worker thread and in a worker process.  The same dynamics config is trained for
-``--seconds`` of training (after its build) in four ways per mode, interleaved over ``--rounds`` rounds:
+with the job in a worker thread and in a worker process.  The same dynamics config is trained for ``--seconds``
+of training (after its build) in these ways, interleaved over ``--rounds`` rounds:
 
-* ``headless`` -- the ``lab.jobs.Job`` alone, its messages drained every 200 ms (as a script would);
-* ``pane``     -- the pane attached to a Bokeh Document (its redraws build the Bokeh models a browser would
-                  get), polled every ``runner.PERIOD_MS`` like the server's periodic callback, with the pane's
-                  default redraw throttle for that mode (thread: at most 1 redraw/s; process: every tick);
-* ``pane, every tick`` (thread mode only) -- the pane redrawing on every tick, as the process mode does.
+* ``headless``         -- the ``lab.jobs.Job`` alone, its messages drained every 200 ms (as a script would);
+* ``pane``             -- the pane attached to a Bokeh Document (its redraws build the Bokeh models a browser
+                          would get), polled every ``runner.PERIOD_MS`` like the server's periodic callback,
+                          with the pane's redraw throttle for that mode (thread: at most one redraw a second;
+                          process: every tick; both: drawing at most ``DRAW_SHARE`` of the event loop);
+* ``pane, every tick`` -- thread jobs redrawing on every tick, as process jobs do.
 
-Reported: redraws/s while training (from the pane's draw callbacks), training steps/s (the job's rate, paused
-and build time excluded), and the slowdown against headless in the same mode and round.  Targets: at least 4
-redraws/s while training, training slowed under 10 %.
+Jobs compute on ``--threads`` torch threads (the panes' ``WORKER_THREADS``); a thread job with torch's default
+(one per core: what a server that sets nothing gives it) is measured too.  Then the cost of one live frame with
+nothing training (what caps the redraw rate).  Reported: redraws/s while training (the pane's draw callbacks),
+training steps/s (the job's rate, build and paused time excluded), the median frame cost, and the slowdown
+against headless with the same job kind in the same round.  Targets: at least 4 redraws/s while training,
+training slowed under 10 %.
 """
 from __future__ import annotations
 
@@ -200,6 +204,36 @@ def _with_pane(args, process: bool, threads: int | None, every_tick: bool, resul
         td.WORKER_THREADS = saved[1]
 
 
+def draw_cost(args, steps: int = 200, repeats: int = 9) -> dict:
+    """The pane's cost of one live frame with ``steps`` steps on screen, nothing training meanwhile: what caps
+    the redraw rate (1 / cost with the event loop all drawing; DRAW_SHARE / cost as the pane throttles)."""
+    from lab.dashboard import training_dynamics as td
+    from lab.jobs import Job
+
+    cfg = _training_config(args).replace(steps=steps)
+    job = Job("dynamics", cfg, threads=args.threads).start()
+    job.join()
+    msgs = job.drain()
+    pane = td.TrainingDynamics(results=tempfile.mkdtemp(prefix="lab-bench-runs-"), worker="thread")
+    pane.__panel__().get_root(Document())
+    for m in msgs:
+        if m["kind"] in ("started", "records"):
+            pane._on_message(m)
+    pane._redraw()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        pane._redraw()
+        times.append(time.perf_counter() - t)
+    cost = statistics.median(times)
+    row = {"steps_on_screen": steps, "rows": len(pane._total), "draw_ms": 1000 * cost,
+           "max_redraws_per_s": 1 / cost, "throttled_redraws_per_s": td.DRAW_SHARE / cost}
+    print(f"one live frame, {steps} steps x {cfg.runs} runs on screen, nothing training: {1000 * cost:.0f} ms "
+          f"-> at most {1 / cost:.1f} redraws/s ({td.DRAW_SHARE / cost:.1f}/s with drawing held to "
+          f"{td.DRAW_SHARE:.0%} of the event loop)", flush=True)
+    return row
+
+
 def training_part(args) -> list[dict]:
     import torch
 
@@ -232,8 +266,9 @@ def training_part(args) -> list[dict]:
             print(f"  round {r + 1}: {label:<16} {name(way):<17} {row['steps_per_s']:6.2f} steps/s  "
                   + (f"{row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms']:6.1f} ms  "
                      f"slowdown {100 * row['slowdown']:+5.1f} %" if pane else ""), flush=True)
+    torch.set_num_threads(args.threads)
+    rows = [dict(job="draw cost", **draw_cost(args))]
     torch.set_num_threads(default_threads)
-    rows = []
     print(f"\n{'job':<16} {'pane':<17} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
           f"over {args.rounds} rounds of {args.seconds:g} s; {args.experiment}, {args.runs} runs, cpu, "
           f"{os.cpu_count()} cores)")
