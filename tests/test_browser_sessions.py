@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
-from browser import chromium_page, panel_server, require_chromium, screenshot_on_failure, server_errors
+from browser import (WAIT, chromium_page, panel_server, require_chromium, screenshot_on_failure, server_errors,
+                     wait_until)
 
 pytestmark = pytest.mark.browser
 
-LIMIT_MS = 180_000
+LIMIT_MS = int(WAIT * 1000)
 
 
 def _open_training(page, url, runs: int):
@@ -40,15 +40,6 @@ def _step(page) -> int:
     return int(m.group(1)) if m else -1
 
 
-def _wait_for(condition, limit_s: float = LIMIT_MS / 1000, what: str = "a state"):
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_path, monkeypatch):
     require_chromium()
     from playwright.sync_api import expect
@@ -70,16 +61,16 @@ def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_pa
                 expect(page.locator(".dyn-start button")).to_be_disabled()
             expect(one.locator(".dyn-status")).not_to_contain_text("training 3 runs")
             expect(two.locator(".dyn-status")).not_to_contain_text("training 1 runs")
-            _wait_for(lambda: _step(one) >= 1 and _step(two) >= 1, what="both sessions to train")
+            wait_until(lambda: _step(one) >= 1 and _step(two) >= 1, "both sessions to train", one)
 
             two.close()  # its session ends: its worker stops and saves its run as stopped
-            _wait_for(lambda: len(list(tmp_path.glob("*/config.json"))) >= 1, what="the closed session's run")
+            wait_until(lambda: len(list(tmp_path.glob("*/config.json"))) >= 1, "the closed session's run", one)
             saved = [json.loads(p.read_text()) for p in tmp_path.glob("*/config.json")]
             assert len(saved) == 1, "closing one page must stop only its own worker"
             assert saved[0]["status"] == "stopped" and saved[0]["config"]["runs"] == 3
 
             before = _step(one)  # the other session keeps training
-            _wait_for(lambda: _step(one) > before, what="the open session to keep training")
+            wait_until(lambda: _step(one) > before, "the open session to keep training", one)
             expect(one.locator(".dyn-status")).to_contain_text("running")
             assert len(list(tmp_path.glob("*/config.json"))) == 1
 
@@ -87,7 +78,7 @@ def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_pa
             expect(one.locator(".dyn-status")).to_contain_text("stopped", timeout=LIMIT_MS)
             expect(one.locator(".dyn-load button")).to_be_enabled(timeout=LIMIT_MS)
             expect(one.locator(".dyn-runs input")).to_be_enabled()
-            _wait_for(lambda: len(list(tmp_path.glob("*/config.json"))) == 2, what="the second run saved")
+            wait_until(lambda: len(list(tmp_path.glob("*/config.json"))) == 2, "the second run saved", one)
             runs = sorted(json.loads(p.read_text())["config"]["runs"] for p in tmp_path.glob("*/config.json"))
             assert runs == [1, 3]
         assert not server_errors(log), f"the server logged an exception: see {log}"
