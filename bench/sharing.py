@@ -47,8 +47,10 @@ def time_to_zero():
     return first, None if first is None else first * per_step, time.perf_counter() - t0, res.partition_distance
 
 
-def pane_fps(task, seconds=6.0):
-    pane = SharingDiscovery(task=task, steps=100_000)
+def pane_fps(task, seconds=6.0, worker="thread"):
+    """Frames/s of the pane while it learns (the same thread worker as before the job runner, so the figures
+    compare; a process worker's start-up would count inside the window)."""
+    pane = SharingDiscovery(task=task, steps=100_000, worker=worker)
     pane.__panel__().get_root(Document())
     pane.start()
     t0 = nxt = time.perf_counter()

@@ -54,6 +54,11 @@ class Option:
     positional: bool = False  # a positional CLI argument (metavar = NAME upper-cased)
     metavar: str | None = None
     ui: bool = True  # shown in the dashboard
+    label: str | None = None  # how messages name it (default: the field name)
+
+    @property
+    def what(self) -> str:
+        return self.label or self.name
 
     @property
     def flag(self) -> str:
@@ -65,10 +70,11 @@ class Option:
 
 
 def option(default, help: str, *, choices=None, low=None, high=None, positive=False, cli=None,
-           positional=False, metavar=None, ui=True):
+           positional=False, metavar=None, ui=True, label=None):
     """Declare a config field (see the module docstring)."""
     meta = {"help": help, "choices": tuple(choices) if choices is not None else None, "low": low, "high": high,
-            "positive": positive, "cli": cli, "positional": positional, "metavar": metavar, "ui": ui}
+            "positive": positive, "cli": cli, "positional": positional, "metavar": metavar, "ui": ui,
+            "label": label}
     if isinstance(default, (list, dict, set)):
         raise TypeError("declare mutable defaults as tuples")
     return dataclasses.field(default=default, metadata={"lab": meta})
@@ -163,11 +169,11 @@ def _check_value(o: Option, v):
     if v is None:
         if o.optional:
             return None
-        raise ConfigError(f"{o.name} needs a value")
+        raise ConfigError(f"{o.what} needs a value")
     t = o.type
     if t is bool:
         if not isinstance(v, bool):
-            raise ConfigError(f"{o.name} must be true or false, got {v!r}")
+            raise ConfigError(f"{o.what} must be true or false, got {v!r}")
         return v
     if t is int:
         if isinstance(v, bool) or not isinstance(v, int):
@@ -176,38 +182,38 @@ def _check_value(o: Option, v):
             elif hasattr(v, "__index__") and not isinstance(v, bool):
                 v = int(v)
             else:
-                raise ConfigError(f"{o.name} must be an integer, got {v!r}")
+                raise ConfigError(f"{o.what} must be an integer, got {v!r}")
     elif t is float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             try:
                 v = float(v)  # numpy scalars
             except (TypeError, ValueError):
-                raise ConfigError(f"{o.name} must be a number, got {v!r}") from None
+                raise ConfigError(f"{o.what} must be a number, got {v!r}") from None
         v = float(v)
         if not math.isfinite(v):
-            raise ConfigError(f"{o.name} must be a finite number, got {v}")
+            raise ConfigError(f"{o.what} must be a finite number, got {v}")
     elif t is str:
         if not isinstance(v, str):
-            raise ConfigError(f"{o.name} must be a text, got {v!r}")
+            raise ConfigError(f"{o.what} must be a text, got {v!r}")
     elif t is tuple:
         if isinstance(v, str):
             v = tuple(s.strip() for s in v.split(",") if s.strip())
         if not isinstance(v, (tuple, list)):
-            raise ConfigError(f"{o.name} must be a list, got {v!r}")
+            raise ConfigError(f"{o.what} must be a list, got {v!r}")
         v = tuple(v)
         if o.choices is not None:
             bad = [x for x in v if x not in o.choices]
             if bad or not v:
-                raise ConfigError(f"{o.name}: unknown value {bad[0] if bad else '(none)'!r}: choose from "
+                raise ConfigError(f"{o.what}: unknown value {bad[0] if bad else '(none)'!r}: choose from "
                                   f"{', '.join(map(str, o.choices))}")
         return v
     if o.choices is not None and v not in o.choices:
-        raise ConfigError(f"{o.name}: unknown value {v!r}: choose one of {', '.join(map(str, o.choices))}")
+        raise ConfigError(f"{o.what}: unknown value {v!r}: choose one of {', '.join(map(str, o.choices))}")
     if o.low is not None:
         if o.positive and not v > o.low:
-            raise ConfigError(f"{o.name} must be above {o.low:g}, got {v:g}")
+            raise ConfigError(f"{o.what} must be above {o.low:g}, got {v:g}")
         if not o.positive and v < o.low:
-            raise ConfigError(f"{o.name} must be at least {o.low:g}, got {v:g}")
+            raise ConfigError(f"{o.what} must be at least {o.low:g}, got {v:g}")
     if o.high is not None and v > o.high:
-        raise ConfigError(f"{o.name} must be at most {o.high:g}, got {v:g}")
+        raise ConfigError(f"{o.what} must be at most {o.high:g}, got {v:g}")
     return v

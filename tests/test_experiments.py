@@ -94,7 +94,7 @@ def test_pause_holds_a_run_until_resumed():
 @pytest.mark.parametrize("config, needle", [
     (DynamicsConfig(runs=0), "runs must be at least 1"),
     (DynamicsConfig(lr=math.nan), "finite"),
-    (DynamicsConfig(lr=0.0), "lr must be above 0"),
+    (DynamicsConfig(lr=0.0), "the learning rate must be above 0"),
     (DynamicsConfig(runs=True), "integer"),
     (DynamicsConfig(strategies=("nom", "magic")), "magic"),
     (DynamicsConfig(experiment="perm", group="S(5)"), "group applies"),

@@ -39,7 +39,7 @@ def add_config_params(cls, config_cls, names, defaults: dict | None = None):
 
 
 def config_values(obj, names) -> dict:
-    """The pane's current values of ``names`` as config values (lists become tuples, "" optional text None)."""
+    """The pane's current values of ``names`` as config values (lists become tuples)."""
     out = {}
     for name in names:
         v = getattr(obj, name)

@@ -28,13 +28,14 @@ class DynamicsConfig(Config):
     """The settings of one training-dynamics experiment (all strategies, all runs)."""
 
     experiment: str = option("perm", "the experiment (Nordenfors et al. appendix D; custom: any real group)",
-                             choices=EXPERIMENTS)
+                             choices=EXPERIMENTS, label="experiment")
     scale: str = option("small", "experiment size: small (seconds on a laptop CPU) or paper", choices=SCALES)
     runs: int = option(5, "independent runs (batched into one computation)", low=1, high=10_000)
     steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)
     strategies: tuple[str, ...] = option(("nom", "aug", "equi"), "comma list of nom, aug, equi, aug_penalty",
-                                         choices=STRATEGIES)
-    lr: float | None = option(None, "learning rate (default: the experiment's)", low=0, positive=True)
+                                         choices=STRATEGIES, label="strategy")
+    lr: float | None = option(None, "learning rate (default: the experiment's)", low=0, positive=True,
+                              label="the learning rate")
     seed: int = option(0, "random seed", low=0)
     aug_passes: int | None = option(None, "augmentation passes L per step (default: the experiment's)", low=1,
                                     high=1_000_000)

@@ -76,7 +76,7 @@ def run(config: MSRConfig, progress=None, control=None) -> MSRRunResult:
             def on_step(rec, U, label=label, base=done):
                 rec = dict(rec, label=label, trial=t)
                 out.history.append(rec)
-                emit({"kind": "msr", "rec": rec, "U": U, "label": label})
+                emit({"kind": "msr", "rec": rec, "U": None if U is None else U.copy(), "label": label})
                 emit(progress_record(base + rec["step"] + 1, total, f"trial {t + 1}, {label}, step {rec['step']}"))
 
             res = meta_learn(family, tasks=config.tasks, model=model, sparsity=sparsity, lam=config.lam,
