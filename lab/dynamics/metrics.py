@@ -34,10 +34,11 @@ def per_layer(records, step: int | None = None) -> pd.DataFrame:
     return out.sort_values(["strategy", "layer"], key=lambda c: c.map(order) if c.name == "layer" else c)
 
 
-def view_limits(records, view: str = "nom", margin: float = 1.2) -> tuple[float, float]:
+def view_limits(records, view: str = "nom", margin: float = 1.2, med=None) -> tuple[float, float]:
     """(x max, y max) of the drift plot: ``nom`` scales both axes to Nom's median curve (the paper's left
-    panel), ``aug`` zooms the y axis to Aug's (right panel); each a ``margin`` times the largest median."""
-    med = medians(records)
+    panel), ``aug`` zooms the y axis to Aug's (right panel); each a ``margin`` times the largest median.
+    ``med``: the medians when the caller has them already."""
+    med = medians(records) if med is None else med
     if med.empty:
         return 1.0, 1.0
     x = med.dist_from_init.max()

@@ -14,11 +14,14 @@ from .style import COLOURS, LABELS
 
 
 def _runs_path(df, strategy, x, y):
-    paths = []
-    for _, g in df[df.strategy == strategy].groupby("run"):
-        g = g.sort_values("step")
-        paths.append(np.column_stack([g[x].to_numpy(), g[y].to_numpy()]))
-    return hv.Path(paths, kdims=[x, y]).opts(color=COLOURS.get(strategy, "gray"), alpha=0.25, line_width=1)
+    """Every run of a strategy as ONE path, runs separated by NaN rows (Bokeh breaks the line there): one
+    glyph item instead of one per run, which is what makes a live frame cheap."""
+    g = df[df.strategy == strategy].sort_values(["run", "step"])
+    breaks = np.flatnonzero(np.diff(g.run.to_numpy())) + 1
+    xs = np.insert(g[x].to_numpy(dtype=float), breaks, np.nan)
+    ys = np.insert(g[y].to_numpy(dtype=float), breaks, np.nan)
+    return hv.Path([np.column_stack([xs, ys])], kdims=[x, y]).opts(color=COLOURS.get(strategy, "gray"), alpha=0.25,
+                                                                   line_width=1)
 
 
 def _strategies(df, strategies):
@@ -42,7 +45,7 @@ def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, 
         m = med[med.strategy == s].sort_values("step")
         elements.append(hv.Curve((m[x], m[y]), x, y, label=LABELS.get(s, s)).opts(
             color=COLOURS.get(s, "gray"), line_width=3, framewise=True))
-    xmax, ymax = view_limits(df, view)
+    xmax, ymax = view_limits(df, view, med=med)
     title = "drift from E — scaled to Nom" if view == "nom" else "drift from E — zoomed to Aug"
     opts = dict(width=width, height=height, xlabel="‖A − A₀‖", ylabel="‖Π_E⊥ A‖", title=title,
                 legend_position="top_left", show_grid=True, xlim=(0, xmax), logy=logy, tools=["hover"],
