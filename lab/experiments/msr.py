@@ -11,6 +11,7 @@ import numpy as np
 
 from ..config import Config, ConfigError, option
 from .family import Family, progress_record
+from .sharing import load, results_dir  # method 2 runs live in the sharing store too
 
 SPARSITY = ("exclusive", "group", "none")
 #: the runs of one trial: (model, sparsity or None for the chosen one, label)
@@ -121,18 +122,6 @@ def save(result: MSRRunResult, directory=None):
     comparison = [{"model": k, "test loss": v} for k, v in (result.rows[-1] if result.rows else {}).items()]
     info = dict(summary(result), comparison=comparison, shape=list(result.shape))
     return save_sharing(result.config.to_dict(), result.history, [], info, directory, result.status)
-
-
-def load(path):
-    from ..sharing.store import load_sharing
-
-    return load_sharing(path)
-
-
-def results_dir(directory=None):
-    from ..sharing.store import sharing_dir
-
-    return sharing_dir(directory)
 
 
 FAMILY = Family(
