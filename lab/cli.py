@@ -98,8 +98,31 @@ def pick_family(command: str, args):
 
 
 def config_from_args(family, args):
+    """The family's config from the options given; an option of another family is refused, not ignored."""
+    from .experiments import FAMILIES
+
     names = {o.name for o in family.config.declarations()}
-    return family.config(**{k: v for k, v in vars(args).items() if k in names})
+    given = vars(args)
+    for other in FAMILIES.values():
+        if other is family:
+            continue
+        for o in other.config.declarations():
+            if o.name in given and o.name not in names and not o.positional:
+                raise LabError(f"{o.flag} does not apply to {_describe(family, given)} "
+                               f"(it is an option of {_describe(other, None, o.only)})")
+    return family.config(**{k: v for k, v in given.items() if k in names}).validate()
+
+
+def _describe(family, given: dict | None, only=None) -> str:
+    """``--task msr`` for a family picked by ``--task`` (every task it takes when ``given`` is None, or those
+    in ``only``), else the family's name."""
+    try:
+        dispatch = family.config.option_named(DISPATCH)
+    except KeyError:
+        return family.name
+    if given is None:
+        return f"--{DISPATCH} {'|'.join(only or dispatch.choices)}"
+    return f"--{DISPATCH} {given.get(DISPATCH, dispatch.default)}"
 
 
 class ProgressLine:

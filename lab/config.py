@@ -55,6 +55,7 @@ class Option:
     metavar: str | None = None
     ui: bool = True  # shown in the dashboard
     label: str | None = None  # how messages name it (default: the field name)
+    only: tuple | None = None  # the values of the config's ``dispatch`` field (task, experiment) it applies to
 
     @property
     def what(self) -> str:
@@ -70,11 +71,12 @@ class Option:
 
 
 def option(default, help: str, *, choices=None, low=None, high=None, positive=False, cli=None,
-           positional=False, metavar=None, ui=True, label=None):
-    """Declare a config field (see the module docstring)."""
+           positional=False, metavar=None, ui=True, label=None, only=None):
+    """Declare a config field (see the module docstring).  ``only``: the values of the config's ``dispatch``
+    field for which the option means something; set to anything but its default elsewhere it is refused."""
     meta = {"help": help, "choices": tuple(choices) if choices is not None else None, "low": low, "high": high,
             "positive": positive, "cli": cli, "positional": positional, "metavar": metavar, "ui": ui,
-            "label": label}
+            "label": label, "only": tuple(only) if only is not None else None}
     if isinstance(default, (list, dict, set)):
         raise TypeError("declare mutable defaults as tuples")
     return dataclasses.field(default=default, metadata={"lab": meta})
@@ -99,6 +101,9 @@ def _resolve_type(cls, f) -> tuple[object, bool]:
 class Config:
     """Base of the experiment configs (dataclasses; see the module docstring)."""
 
+    #: the field that picks what the other options mean (``task``, ``experiment``), for ``option(only=...)``
+    dispatch: str | None = None
+
     @classmethod
     def declarations(cls) -> list[Option]:
         out = []
@@ -118,11 +123,27 @@ class Config:
                 return o
         raise KeyError(name)
 
+    @classmethod
+    def applicable(cls, values: dict) -> dict:
+        """``values`` without the options that do not apply to its ``dispatch`` value (a form that shows every
+        task's widgets keeps the hidden ones' values: they must not reach the config)."""
+        if cls.dispatch is None:
+            return dict(values)
+        chosen = values.get(cls.dispatch, cls.option_named(cls.dispatch).default)
+        only = {o.name: o.only for o in cls.declarations() if o.only is not None}
+        return {k: v for k, v in values.items() if k not in only or chosen in only[k]}
+
     # ------------------------------------------------------------------ validation
     def validate(self):
         """Check every declared field, then ``check()``; returns self (``ConfigError`` on bad values)."""
-        for o in self.declarations():
+        declared = self.declarations()
+        for o in declared:
             setattr(self, o.name, _check_value(o, getattr(self, o.name)))
+        chosen = getattr(self, self.dispatch) if self.dispatch else None
+        for o in declared:
+            if o.only is not None and chosen not in o.only and getattr(self, o.name) != o.default:
+                raise ConfigError(f"{o.what} applies to {self.dispatch} {' or '.join(o.only)} only, not to "
+                                  f"{chosen} (leave it out)")
         self.check()
         return self
 

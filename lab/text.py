@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import limits
 from .errors import ParseError
 
 _TOKEN = re.compile(r"\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|>>|[()+*,.]))")
@@ -17,8 +18,14 @@ class Token:
 
 
 def tokenize(text: str) -> list[Token]:
+    """The tokens of ``text``; refuses texts over the ``text`` limit, parentheses nested deeper than the
+    ``nesting`` limit (the parsers recurse once per level) and numbers over the ``number`` limit (before
+    converting them: ``int()`` of a long digit string is itself slow)."""
+    _short = text if len(text) <= 40 else text[:37] + "..."
+    limits.check("text", len(text), f"the text {_short!r}")
+    max_digits = len(str(limits.get("number")))
     tokens: list[Token] = []
-    pos = 0
+    pos = depth = 0
     while True:
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -30,7 +37,18 @@ def tokenize(text: str) -> list[Token]:
             raise ParseError(text, pos, "a name, a number or one of + * ** >> ( ) , .T")
         kind = m.lastgroup
         start = m.start(kind)
-        tokens.append(Token(kind, m.group(kind), start))
+        value = m.group(kind)
+        if kind == "int":
+            digits = value.lstrip("0")
+            # a digit count over the limit's is refused by its size alone: int() of 10 000 digits is slow
+            number = int(digits or "0") if len(digits) <= max(max_digits, 50) else 10 ** (len(digits) - 1)
+            limits.check("number", number, f"the number at position {start} of {_short!r}")
+        if value == "(":
+            depth += 1
+            limits.check("nesting", depth, f"the text {_short!r}")
+        elif value == ")":
+            depth -= 1
+        tokens.append(Token(kind, value, start))
         pos = m.end()
 
 

@@ -53,7 +53,7 @@ def test_groups_lists_arguments_and_descriptions(capsys):
     (["basis", "S(0)", "V"], "n >= 1"),
     (["basis", "S(3)", "T(2"], "position 3"),
     (["basis", "S(3)", "V >> W"], "position 5"),
-    (["basis", "RubiksCube()", "T(7)"], "memory limit"),
+    (["basis", "RubiksCube()", "T(7)"], "over the limit"),
     (["basis", "SO(3)", "T(2)", "--solver", "orbit"], "orbit solver needs"),
     (["basis", "S(3)", "V", "--memory-limit", "lots"], "memory size"),
     (["basis", "S(3)", "V", "--solver", "magic"], "invalid choice"),

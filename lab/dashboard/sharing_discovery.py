@@ -240,7 +240,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         """The settings as a ``SharingConfig`` or (task msr) an ``MSRConfig`` (not validated: ``start`` does)."""
         if self.task == "msr":
             return MSRConfig(task="msr", **config_values(self, MSR_NAMES + COMMON_FIELDS))
-        return SharingConfig(task=self.task, **config_values(self, SHARING_NAMES))
+        return SharingConfig(**SharingConfig.applicable({"task": self.task, **config_values(self, SHARING_NAMES)}))
 
     def start(self) -> bool:
         """Start learning; False (with an inline message) if the settings are bad or a run is going on."""

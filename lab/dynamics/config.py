@@ -50,6 +50,9 @@ class DynamicsConfig(Config):
 
     def check(self) -> None:
         """Fill the experiment's defaults and check relations between settings."""
+        from ..device import check_device_name
+
+        self.device = check_device_name(self.device)
         for key, value in DEFAULTS[self.experiment].items():
             if getattr(self, key) is None:
                 setattr(self, key, value)

@@ -21,6 +21,14 @@ class BasisConfig(Config):
     memory_limit: str | None = option(None, "refuse solves needing more, e.g. 8GB (default: 80% of free RAM)")
     cache: bool = option(True, "do not read or write the on-disk basis cache", cli="--no-cache")
 
+    def check(self) -> None:
+        from ..device import check_device_name
+        from ..solvers import memory
+
+        self.device = check_device_name(self.device)
+        if self.memory_limit is not None:
+            memory.memory_limit(self.memory_limit)  # a bad size is refused before any work
+
 
 @dataclass
 class BasisResult:

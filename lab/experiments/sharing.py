@@ -17,17 +17,19 @@ TASKS = tuple(TASK_DEFAULTS)
 
 @dataclass
 class SharingConfig(Config):
+    dispatch = "task"
+
     task: str = option("gaussian", "gaussian, conv, group, sum: learn the sharing A (method 1); msr: meta-learn "
                        "a symmetry matrix U with sparsity (method 2)", choices=TASKS)
-    K: int = option(5, "gaussian: weight entries", low=2, high=400)
-    blocks: int = option(3, "gaussian: true blocks", low=1, high=400)
-    samples: int = option(100, "gaussian: |D|", low=4, high=1_000_000)
-    split: float = option(0.3, "gaussian: training fraction r", low=0, high=1, positive=True)
-    sigma: float = option(1.0, "gaussian: noise level", low=0)
-    group: str = option("Z(4)", "group task: a permutation group")
-    rep_in: str = option("V", "group task: input rep")
-    rep_out: str = option("V", "group task: output rep")
-    positions: int = option(5, "sum task: sequence positions", low=2, high=50)
+    K: int = option(5, "gaussian: weight entries", low=2, high=400, only=("gaussian",))
+    blocks: int = option(3, "gaussian: true blocks", low=1, high=400, only=("gaussian",))
+    samples: int = option(100, "gaussian: |D|", low=4, high=1_000_000, only=("gaussian",))
+    split: float = option(0.3, "gaussian: training fraction r", low=0, high=1, positive=True, only=("gaussian",))
+    sigma: float = option(1.0, "gaussian: noise level", low=0, only=("gaussian",))
+    group: str = option("Z(4)", "group task: a permutation group", only=("group",))
+    rep_in: str = option("V", "group task: input rep", only=("group",))
+    rep_out: str = option("V", "group task: output rep", only=("group",))
+    positions: int = option(5, "sum task: sequence positions", low=2, high=50, only=("sum",))
     steps: int | None = option(None, "outer steps (default: the task's)", low=1, high=10_000_000)
     lr: float | None = option(None, "outer learning rate (default: the task's)", low=0, positive=True)
     entropy: float = option(1e-2, "weight of the entropy penalty H(A)", low=0)

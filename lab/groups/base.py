@@ -8,15 +8,49 @@ so groups acting on millions of tensor entries stay cheap.  ``discrete`` (matric
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.linalg
 
+from .. import limits
 from ..errors import GroupError
 from .generators import Generator, digest
 
 _FINITE_ENUMERATION_CAP = 20_000
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What building a group allocates, from its arguments alone (exact integers, nothing built).
+
+    ``d`` is the base dimension; permutation generators cost an int64 and an int8 per point, matrix
+    generators and Lie-algebra elements a d x d matrix each (twice: the construction's stack and the
+    group's own copy).
+    """
+
+    d: int
+    perm_generators: int = 0
+    matrix_generators: int = 0
+    lie: int = 0
+    itemsize: int = 8
+
+    @property
+    def bytes(self) -> int:
+        return 9 * self.d * self.perm_generators + 2 * (self.matrix_generators + self.lie) * self.d**2 * self.itemsize
+
+    def check(self, name: str) -> "Footprint":
+        """``LimitError`` when the group ``name`` is over the ``group_dim`` or ``group_bytes`` limit."""
+        limits.check("group_dim", self.d, f"the group {name}")
+        limits.check("group_bytes", self.bytes, f"the group {name}")
+        return self
+
+    def __mul__(self, other: "Footprint") -> "Footprint":
+        """The direct product: permutation generators stay permutations, matrices become Kronecker products."""
+        return Footprint(self.d * other.d, self.perm_generators + other.perm_generators,
+                         self.matrix_generators + other.matrix_generators, self.lie + other.lie,
+                         max(self.itemsize, other.itemsize))
 
 
 class Group:
@@ -44,6 +78,28 @@ class Group:
     #: V splits into this many equal consecutive sub-blocks (GCNN orientation channels, image rows of
     #: Z(n)*Z(n)); plots draw faint guide lines between them
     channels: int = 1
+
+    @staticmethod
+    def footprint(*args) -> Footprint | None:
+        """What ``cls(*args)`` would allocate (a named group overrides this); None: not known in advance."""
+        return None
+
+    def __new__(cls, *args, **kwargs):
+        # Cost before work: a named group's size follows from its integer arguments, so a request such as
+        # SO(150) or C4Grid(10000) is refused here, before its generators are built.  Arguments of the
+        # wrong type are left to __init__ to report.
+        if args and not kwargs and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) and a >= 1
+                                       for a in args):
+            fp = cls.footprint(*(int(a) for a in args))
+            if fp is not None:
+                fp.check(f"{cls.__name__}({', '.join(str(int(a)) for a in args)})")
+        return super().__new__(cls)
+
+    @property
+    def size_footprint(self) -> Footprint:
+        """The footprint of this (built) group: what a direct product with it will cost."""
+        perm = sum(g.perm is not None for g in self.generators)
+        return Footprint(self.d, perm, len(self.generators) - perm, self.num_lie, 16 if self.is_complex else 8)
 
     def __init__(self, discrete=None, lie=None, *, perms=None, signs=None, generators=None, d=None, name="G"):
         self.name = name
@@ -384,6 +440,7 @@ class DirectProduct(Group):
     description = "direct product acting on the tensor product of the base spaces"
 
     def __init__(self, g1: Group, g2: Group):
+        (g1.size_footprint * g2.size_footprint).check(f"{g1.name}*{g2.name}")
         self.factors = (g1, g2)
         d1, d2 = g1.d, g2.d
         lie = [np.kron(A, np.eye(d2)) for A in g1.lie] + [np.kron(np.eye(d1), B) for B in g2.lie]

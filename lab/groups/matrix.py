@@ -6,7 +6,7 @@ import scipy.linalg
 from scipy import stats
 
 from ..errors import GroupError
-from .base import Group
+from .base import Footprint, Group
 from .permutation import _check_n
 
 
@@ -42,6 +42,8 @@ class C(Group):
 
     description = "cyclic rotation group of order k acting on R^2"
 
+    footprint = staticmethod(lambda k: Footprint(2, 0, 1))
+
     def __init__(self, k: int):
         k = _check_n("C", k)
         super().__init__(discrete=_rot2(2 * np.pi / k)[None], name=f"C({k})")
@@ -51,6 +53,8 @@ class D(Group):
     """The dihedral group of order 2k acting on R^2 (rotations by 2*pi/k and a reflection)."""
 
     description = "dihedral group of order 2k acting on R^2"
+
+    footprint = staticmethod(lambda k: Footprint(2, 0, 2))
 
     def __init__(self, k: int):
         k = _check_n("D", k)
@@ -72,6 +76,8 @@ class SO(Group):
 
     description = "special orthogonal group: rotations of R^n"
 
+    footprint = staticmethod(lambda n: Footprint(n, 0, 0, n * (n - 1) // 2))
+
     def __init__(self, n: int):
         n = _check_n("SO", n)
         super().__init__(lie=_antisymmetric_basis(n), d=n, name=f"SO({n})")
@@ -90,6 +96,8 @@ class O(Group):
     """Rotations and reflections of R^n (SO(n) plus one reflection).  Haar-sampled."""
 
     description = "orthogonal group: rotations and reflections of R^n"
+
+    footprint = staticmethod(lambda n: Footprint(n, 0, 1, n * (n - 1) // 2))
 
     def __init__(self, n: int):
         n = _check_n("O", n)
@@ -182,6 +190,8 @@ class Sp(Group):
 
     description = "symplectic group Sp(2n) acting on R^(2n)"
 
+    footprint = staticmethod(lambda n: Footprint(2 * n, 0, 0, n * (2 * n + 1)))
+
     def __init__(self, n: int):
         n = _check_n("Sp", n)
         m = 2 * n
@@ -234,6 +244,8 @@ class U(Group):
 
     description = "unitary group U(n) acting on C^n (complex)"
 
+    footprint = staticmethod(lambda n: Footprint(n, 0, 0, n * n, 16))
+
     def __init__(self, n: int):
         n = _check_n("U", n)
         super().__init__(lie=_unitary_algebra(n, traceless=False), d=n, name=f"U({n})")
@@ -248,6 +260,8 @@ class SU(Group):
     """The special unitary group SU(n) acting on C^n.  Haar-sampled."""
 
     description = "special unitary group SU(n) acting on C^n (complex)"
+
+    footprint = staticmethod(lambda n: Footprint(n, 0, 0, n * n - 1, 16))
 
     def __init__(self, n: int):
         n = _check_n("SU", n)

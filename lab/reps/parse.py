@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .. import limits
 from ..errors import ParseError, RepError
 from ..text import TokenStream
 from .registry import registered_reps
@@ -91,7 +92,11 @@ def _product(ts: TokenStream):
     left = _power(ts)
     while ts.peek.kind == "op" and ts.peek.value == "*":
         ts.next()
-        left = left * _power(ts)  # int*int, int*rep (multiplicity) or rep*rep (tensor product)
+        right = _power(ts)
+        if isinstance(left, int) and isinstance(right, int):  # exact: both are within the number limit
+            left = limits.check("number", left * right, f"{left}*{right} in {ts.text!r}")
+        else:
+            left = left * right  # int*rep (multiplicity, checked there) or rep*rep (tensor product)
     return left
 
 
@@ -99,8 +104,20 @@ def _power(ts: TokenStream):
     base = _postfix(ts)
     if ts.peek.kind == "op" and ts.peek.value == "**":
         ts.next()
-        base = base ** ts.expect_int("an integer exponent")
+        exponent = ts.expect_int("an integer exponent")
+        if isinstance(base, int):
+            base = _int_power(ts, base, exponent)
+        else:
+            limits.check("tensor_order", exponent, f"the power **{exponent} in {ts.text!r}")
+            base = base ** exponent
     return base
+
+
+def _int_power(ts: TokenStream, base: int, exponent: int) -> int:
+    """``base ** exponent``, refused by its bit length before it is computed (9**999999999 is a 3-GB int)."""
+    if base > 1 and exponent * (base.bit_length() - 1) > 4096:  # a lower bound of its size, without computing it
+        limits.check("number", 2 ** (exponent * (base.bit_length() - 1)), f"{base}**{exponent} in {ts.text!r}")
+    return limits.check("number", base ** exponent, f"{base}**{exponent} in {ts.text!r}")
 
 
 def _postfix(ts: TokenStream):

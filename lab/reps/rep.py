@@ -22,12 +22,14 @@ same group, never by the printed text.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import product as iproduct
 
 import numpy as np
 
+from .. import limits
 from ..errors import RepError
 from ..groups import Group, parse_group
 from ..kron import kron_all, kron_sum
@@ -139,6 +141,7 @@ class Rep:
     def __pow__(self, k):
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
             raise RepError("a representation power needs a non-negative integer")
+        limits.check("tensor_order", int(k) * max(self.measure[2], 1), f"({_short(self)})**{k}")
         if k == 0:
             return ScalarRep(self.group)
         return self if k == 1 else ProductRep([self] * int(k))
@@ -151,16 +154,41 @@ class Rep:
     # ------------------------------------------------------------------ sizes and blocks
     @property
     def size(self) -> int:
-        """Dimension of the representation space."""
-        return sum(b.size for b in self.blocks)
+        """Dimension of the representation space (an exact Python integer, computed without the blocks)."""
+        self._require_group()
+        return self.measure[0]
 
     def __len__(self):
         return self.size
 
     @cached_property
+    def measure(self) -> tuple[int | None, int, int]:
+        """(dimension, number of blocks, tensor order) from the expression alone, in exact integers.
+
+        The dimension is None while the rep is unbound; the block count is an upper bound.  This is what the
+        limits (``lab.limits``) are checked against before ``blocks`` lays anything out.
+        """
+        raise NotImplementedError
+
+    def check_limits(self, what: str | None = None) -> "Rep":
+        """Raise ``LimitError`` (or ``MemoryLimitError``) if laying out this rep's blocks is over a limit."""
+        size, n_blocks, order = self.measure
+        what = what or f"the representation {_short(self)}"
+        limits.check("tensor_order", order, what)
+        limits.check("blocks", n_blocks, what)
+        if size is not None:
+            limits.check("rep_size", size, what)
+            if n_blocks > 1:  # every non-contiguous block keeps an int64 index of its positions
+                from ..solvers import memory
+
+                memory.check(f"laying out the {size:,} entries of {what}", 8 * size, memory.memory_limit())
+        return self
+
+    @cached_property
     def blocks(self) -> list[Block]:
-        """Tensor-product blocks in natural-layout order (see ``Block``)."""
+        """Tensor-product blocks in natural-layout order (see ``Block``); the limits are checked first."""
         self._require_group()
+        self.check_limits()
         return self._blocks()
 
     @cached_property
@@ -236,9 +264,15 @@ class Rep:
         return sol.labels, sol.signs
 
 
+def _short(rep) -> str:
+    text = str(rep)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _multiplicity(rep: Rep, k: int) -> Rep:
     if k < 0:
         raise RepError("a multiplicity must be non-negative")
+    limits.check("multiplicity", k, f"{k}*{_short(rep)}")
     if k == 0:
         return SumRep([], group=rep.group)
     return rep if k == 1 else SumRep([rep] * k)
@@ -257,6 +291,10 @@ class Leaf(Rep):
 
     #: "V" or "V*" for the base representation and its dual (the orbit and subgroup solvers' fast paths)
     tensor_role: str | None = None
+
+    @cached_property
+    def measure(self):
+        return (self.size if self.group is not None else None, 1, 1)
 
     @property
     def _identity(self) -> tuple:
@@ -452,6 +490,10 @@ class TrivialRep(Leaf):
     def _blocks(self):
         return [Block((), 1)]
 
+    @cached_property
+    def measure(self):
+        return (1, 1, 0)
+
     @property
     def dtype(self):
         return np.dtype(np.float64)
@@ -502,6 +544,12 @@ class SumRep(Rep):
         forms = tuple(c._form for c in self.children)
         return forms[0] if len(forms) == 1 else ("sum", forms)
 
+    @cached_property
+    def measure(self):
+        parts = [c.measure for c in self.children]
+        size = None if any(p[0] is None for p in parts) else sum(p[0] for p in parts)
+        return (size, sum(p[1] for p in parts), max((p[2] for p in parts), default=0))
+
     def _blocks(self):
         out, offset = [], 0
         for c in self.children:
@@ -537,6 +585,9 @@ class ProductRep(Rep):
         if maps is not None:
             self.precedence = 0
         self.group = _combine_groups(*(c.group for c in flat))
+        order = sum(c.measure[2] for c in flat)
+        if order > limits.get("tensor_order"):
+            limits.check("tensor_order", order, "*".join(_short(c) for c in flat[:3]) + ("*..." if len(flat) > 3 else ""))
         self.children = _bind_children(flat, self.group)
         if maps is not None and self.group is not None:
             self.maps = _bind_children(list(maps), self.group)
@@ -560,6 +611,13 @@ class ProductRep(Rep):
         if not forms:
             return _SCALAR_FORM
         return forms[0] if len(forms) == 1 else ("prod", tuple(forms))
+
+    @cached_property
+    def measure(self):
+        parts = [c.measure for c in self.children]
+        size = None if any(p[0] is None for p in parts) else math.prod(p[0] for p in parts)
+        n_blocks = math.prod(p[1] for p in parts)
+        return (size, n_blocks, sum(p[2] for p in parts))
 
     def _blocks(self):
         child_blocks = [c._blocks() for c in self.children]
@@ -617,6 +675,7 @@ def T(p: int, q: int = 0, G: Group | None = None) -> Rep:
     for x in (p, q):
         if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0:
             raise RepError(f"T(p, q) needs non-negative integers, got T({p}, {q})")
+    limits.check("tensor_order", int(p) + int(q), f"T({p},{q})" if q else f"T({p})")
     leaves = [V if G is None else V.bind(G)] * p + [Vstar if G is None else Vstar.bind(G)] * q
     if not leaves:
         return ScalarRep(G)

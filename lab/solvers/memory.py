@@ -12,15 +12,21 @@ _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 
 
 def parse_bytes(text) -> int:
     """``"8GB"``, ``"500 MB"``, ``"1e9"`` or an int -> bytes."""
-    if isinstance(text, (int, float)):
-        return int(text)
-    m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _UNITS:
+    if isinstance(text, bool):
         raise LabError(f"cannot read memory size {text!r}: write e.g. 8GB, 500MB or a number of bytes")
-    try:
-        return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    except ValueError:
-        raise LabError(f"cannot read memory size {text!r}") from None
+    if isinstance(text, (int, float)):
+        value = text
+    else:
+        m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", str(text))
+        if not m or m.group(2).lower() not in _UNITS:
+            raise LabError(f"cannot read memory size {text!r}: write e.g. 8GB, 500MB or a number of bytes")
+        try:
+            value = float(m.group(1)) * _UNITS[m.group(2).lower()]
+        except ValueError:
+            raise LabError(f"cannot read memory size {text!r}: write e.g. 8GB, 500MB or a number of bytes") from None
+    if not (0 <= value <= 2**60):  # 1e999 is inf: refused here, not as an OverflowError in int()
+        raise LabError(f"memory size {text!r} is out of range: give a size between 0 and 1EB")
+    return int(value)
 
 
 def available_memory() -> int:
@@ -41,11 +47,18 @@ def available_memory() -> int:
 def memory_limit(override=None) -> int:
     """The limit in bytes: ``override``, else ``$LAB_MEMORY_LIMIT``, else 80% of available RAM."""
     if override is not None:
-        return parse_bytes(override)
+        return _in_range(parse_bytes(override), override)
     env = os.environ.get("LAB_MEMORY_LIMIT")
     if env:
-        return parse_bytes(env)
+        return _in_range(parse_bytes(env), f"LAB_MEMORY_LIMIT={env}")
     return int(0.8 * available_memory())
+
+
+def _in_range(limit: int, given) -> int:
+    # a limit above 1 PB is a typo (and 1e999 is infinite)
+    if not 1 <= limit <= 2**50:
+        raise LabError(f"memory limit {given!r} is out of range: give between 1 byte and 1PB")
+    return limit
 
 
 def check(what: str, needed: int, limit: int) -> None:
