@@ -82,7 +82,7 @@ def _execute(family, config, save_dir, post, control, keep_result: bool) -> None
     post(final)
 
 
-def _child_main(family_name: str, config: dict, save_dir, out, control, threads=None) -> None:
+def _child_main(family_name: str, config: dict, save_dir, out, control, threads=None, keep_result=False) -> None:
     """The worker process: rebuild the config from plain data, run, save, post everything to ``out``."""
     try:
         if threads is not None:  # this process is the job's own: a process-wide setting is its to make
@@ -98,7 +98,7 @@ def _child_main(family_name: str, config: dict, save_dir, out, control, threads=
             log.exception("job %s: the worker process could not start", family_name)
         out.put({"kind": "failed", "error": error_text(err)})
         return
-    _execute(family, cfg, save_dir, out.put, control, keep_result=False)
+    _execute(family, cfg, save_dir, out.put, control, keep_result=keep_result)
 
 
 class _FunctionFamily:
@@ -123,10 +123,12 @@ class Job:
     ``save_dir``: where the worker saves the result (None: not saved).  ``process``: run in a spawned process.
     ``threads``: process jobs only: the worker's torch compute threads (None: torch's default, one per core).
     Small models train several times faster on one thread than on threads that contend for busy cores.
+    ``keep_result``: process jobs only: send the family's result object back (pickled between the lab's own
+    processes) in the final message's ``"result"``, as thread jobs always do.
     """
 
     def __init__(self, family, config, *, save_dir=None, process: bool = False, grace: float = GRACE_SECONDS,
-                 name: str | None = None, threads: int | None = None):
+                 name: str | None = None, threads: int | None = None, keep_result: bool = False):
         if isinstance(family, str):
             from .experiments import FAMILIES
 
@@ -143,6 +145,7 @@ class Job:
         self.save_dir = None if save_dir is None else str(save_dir)
         self.process = bool(process)
         self.threads = threads
+        self.keep_result = keep_result
         self.grace = grace
         self.name = name or family.name
         self.control: Control | None = None
@@ -184,7 +187,8 @@ class Job:
             self._mpq = ctx.Queue()
             self._proc = ctx.Process(
                 target=_child_main, name=f"lab-job-{self.name}", daemon=True,
-                args=(self.family.name, self.config.to_dict(), self.save_dir, self._mpq, self.control, self.threads))
+                args=(self.family.name, self.config.to_dict(), self.save_dir, self._mpq, self.control, self.threads,
+                      self.keep_result))
             self._proc.start()
             self._relay = threading.Thread(target=self._relay_loop, daemon=True, name=f"lab-job-{self.name}-relay")
             self._relay.start()
@@ -204,6 +208,12 @@ class Job:
             if self._stop_at is None:
                 self._stop_at = time.monotonic()
         self.control.stop()
+
+    def cancel(self) -> None:
+        """Stop now: a process job's worker is ended at once (nothing saved), a thread job stops at its next
+        checkpoint (threads cannot be ended: run work that may take long in a process job)."""
+        self.grace = 0.0
+        self.stop()
 
     def pause(self) -> None:
         if self.control is None or self._ended.is_set() or self.control.stopped:

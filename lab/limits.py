@@ -117,6 +117,8 @@ def _fmt(n: int, lim: Limit | None = None) -> str:
         from .errors import format_bytes
 
         return format_bytes(n)
-    if n >= 10**12:  # from the bit length: str() of a huge int is slow, and refused past 4300 digits
+    if n >= 10**15:
+        if n.bit_length() < 13_000:  # str() of a longer int is refused (4300 digits) and slow
+            return f"about 10^{len(str(n)) - 1}"
         return f"about 10^{int((n.bit_length() - 1) * 0.30103)}"
     return f"{n:,}"

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
+import os
+import threading
 
 import panel as pn
 import param
@@ -18,12 +21,36 @@ from ..errors import LabError
 from ..experiments import basis as basis_family
 from ..experiments.basis import BasisConfig
 from ..export import basis_npz_bytes
-from ..jobs import Job
+from ..jobs import Job, error_text
 from ..plots.coloring import MAX_CELLS, basis_coloring
 from ..plots.coloring_hv import coloring_plot, gallery_plot
 from ..plots.coloring_mpl import coloring_png
+from ..groups import max_size
 from ..presets import PRESETS, fill_size, has_size
 from .config_params import add_config_params
+
+log = logging.getLogger(__name__)
+
+#: worker processes the whole server runs for basis solves at once (each session has at most one job)
+MAX_PROCESS_JOBS = max(1, (os.cpu_count() or 2) - 1)
+_workers = 0
+_workers_lock = threading.Lock()
+
+
+def _acquire_worker() -> bool:
+    global _workers
+    with _workers_lock:
+        if _workers >= MAX_PROCESS_JOBS:
+            return False
+        _workers += 1
+        return True
+
+
+def _release_worker() -> None:
+    global _workers
+    with _workers_lock:
+        _workers = max(0, _workers - 1)
+
 
 CUSTOM = "custom…"
 GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Grid(n)", "GCNN(n)", "Trivial(n)",
@@ -36,7 +63,8 @@ class BasisExplorer(pn.viewable.Viewer):
 
     preset = param.Selector(default="Graph layer", objects=[*PRESETS, "Custom"], doc="a classic layer")
     group = param.Selector(default="S(n)", objects=GROUP_CHOICES, doc="the symmetry group")
-    n = param.Integer(default=4, bounds=(1, 10_000), doc="the group's size parameter")
+    n = param.Integer(default=4, bounds=(1, None), doc="the group's size parameter (its box's bound follows the "
+                      "limits: lab.groups.max_size)")
     custom_group = param.String(default="S(3)*Z(2)", doc="any group text, e.g. S(3)*Z(4)")
     rep_in = param.String(default="T(2)", doc="input representation")
     rep_out = param.String(default="T(2)", doc="output representation")
@@ -78,6 +106,9 @@ class BasisExplorer(pn.viewable.Viewer):
         self._progress = pn.indicators.Progress(active=True, value=-1, visible=False,
                                                 sizing_mode="stretch_width", bar_color="primary")
         self._status = pn.pane.Markdown("", visible=False, css_classes=["solve-status"])
+        self._stop_w = pn.widgets.Button(label="Stop", button_type="warning", visible=False, width=80,
+                                         css_classes=["solve-stop"])
+        self._stop_w.on_click(lambda _e: self.stop())
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["solve-error"],
                                     sizing_mode="stretch_width")
         self._info = pn.pane.Markdown("", css_classes=["basis-info"], sizing_mode="stretch_width")
@@ -100,7 +131,7 @@ class BasisExplorer(pn.viewable.Viewer):
             pn.pane.Markdown("Reps: `V`, `V.T` (dual), `Scalar`, `T(p,q)`, sums `+`, multiples `3*V`, "
                              "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
             width=330)
-        main = pn.Column(self._progress, self._status, self._error, self._info, self._note, self._plot,
+        main = pn.Column(self._progress, pn.Row(self._status, self._stop_w), self._error, self._info, self._note, self._plot,
                          self._gallery_box, pn.Row(self._png, self._npz),
                          sizing_mode="stretch_width")
         return pn.Row(controls, main, sizing_mode="stretch_width")
@@ -132,6 +163,8 @@ class BasisExplorer(pn.viewable.Viewer):
     def _sync_widgets(self):
         self._custom_w.visible = self.group == CUSTOM
         self._n_w.disabled = self.group == CUSTOM or not has_size(self.group)
+        if has_size(self.group):  # the size box's bound is the largest group the limits accept
+            self._n_w.end = max_size(self.group)
         self._validate()
 
     def _on_preset(self, *_events):
@@ -160,14 +193,15 @@ class BasisExplorer(pn.viewable.Viewer):
         message = None
         custom = self._typed.get("group", self.custom_group) if self.group == CUSTOM else None
         group = custom if custom is not None else self.group_text()
+        # text only (basis_family.estimate builds nothing): this runs on the event loop at every keystroke
         try:
-            basis_family.build_rep(BasisConfig(group=group, rep="Scalar"))
+            basis_family.estimate(BasisConfig(group=group, rep="Scalar"))
         except LabError as err:
             message = f"group: {err}"
         else:
             for label, key, committed in (("input rep", "in", self.rep_in), ("output rep", "out", self.rep_out)):
                 try:
-                    basis_family.build_rep(BasisConfig(group=group, rep=self._typed.get(key, committed)))
+                    basis_family.estimate(BasisConfig(group=group, rep=self._typed.get(key, committed)))
                 except LabError as err:
                     message = f"{label}: {err}"
                     break
@@ -186,25 +220,51 @@ class BasisExplorer(pn.viewable.Viewer):
         result = basis_family.run(config, progress=progress, control=control)
         if control is not None:
             control.checkpoint()
+        return BasisExplorer._draw(result)
+
+    @staticmethod
+    def _draw(result):
         data = basis_coloring(result, max_cells=MAX_CELLS)
         return data, result, coloring_plot(data), gallery_plot(data)
 
     def _supersede(self) -> int:
+        """A newer request (or the closed tab) cancels this session's job: a worker process is ended at once."""
         self._gen += 1
         if self._job is not None:
-            self._job.stop()  # ends at its next progress report; its result is dropped
+            self._job.cancel()
             self._job = None
         return self._gen
 
     def _schedule(self):
+        """A new request: sized on the event loop from its text (microseconds); a bad or over-limit one is
+        reported inline and leaves the job in flight alone; an accepted one supersedes it."""
+        config = self.config()
+        try:
+            config.validate()
+            cost = basis_family.estimate(config)
+        except LabError as err:
+            self._show_error(str(err))
+            return
         gen = self._supersede()
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             async def run():
-                await self._refresh_async(gen)
+                try:
+                    await self._refresh_async(gen, config, cost)
+                except Exception as err:  # never a traceback in the server log: an inline message
+                    log.debug("basis explorer: refresh failed", exc_info=True)
+                    self._busy(False)
+                    self._show_error(error_text(err))
             pn.state.execute(run)
         else:
             self.refresh()
+
+    def stop(self):
+        """Stop this session's solve (the Stop button)."""
+        if self._job is not None:
+            self._supersede()
+            self._busy(False)
+            self._show_error("stopped")
 
     def refresh(self):
         """Solve and draw synchronously (scripts, tests, benchmarks)."""
@@ -226,40 +286,67 @@ class BasisExplorer(pn.viewable.Viewer):
         except Exception as err:  # a drawing failure is an inline message too
             self._show_error(f"could not draw the result: {type(err).__name__}: {err}")
 
-    async def _refresh_async(self, gen: int):
-        config = self.config()
-        try:  # parsing is instant: report bad input without a round trip through a worker
-            config.validate()
-            basis_family.build_rep(config)
-        except LabError as err:
-            self._show_error(str(err))
-            return
-        self._busy(True, f"solving {config.group}: {config.rep} → {config.rep_out} …")
-        job = self._job = Job.function(lambda progress, control: self._compute(config, progress, control),
-                                       name="basis-explorer").start()
-        final = None
-        while final is None:
-            await asyncio.sleep(0.15)
-            if gen != self._gen:  # superseded: the newer request's callback owns the indicators
+    async def _refresh_async(self, gen: int, config: BasisConfig, cost):
+        """Solve in this session's job: a thread for small requests, a worker process (ended at once by a newer
+        request, Stop or a closed tab) for anything larger; the server runs at most ``MAX_PROCESS_JOBS``
+        worker processes at once."""
+        title = f"{config.group}: {config.rep} → {config.rep_out}"
+        if cost.small:
+            self._busy(True, f"solving {title} …")
+            job = self._job = Job.function(lambda progress, control: self._compute(config, progress, control),
+                                           name="basis-explorer").start()
+            final = await self._follow(job, gen)
+            if final is None:
                 return
-            for msg in job.drain():
-                if msg["kind"] == "progress":
-                    self._progress.value = int(100 * msg["done"] / max(msg["total"], 1))
-                    self._status.object = msg["message"]
-                elif msg["kind"] in ("done", "failed"):
-                    final = msg
+        else:
+            while not _acquire_worker():
+                self._busy(True, f"waiting for a free worker ({MAX_PROCESS_JOBS} solves are running) …")
+                await asyncio.sleep(0.25)
+                if gen != self._gen:
+                    return
+            try:
+                self._busy(True, f"solving {title} ({cost.entries:,} entries) in a worker process …")
+                job = self._job = Job("basis", config, process=True, keep_result=True, name="basis-explorer").start()
+                final = await self._follow(job, gen)
+            finally:
+                _release_worker()
+            if final is None:
+                return
+            if final["kind"] == "done" and final.get("result") is not None:
+                self._status.object = "drawing …"
+                solved = final["result"]
+                job = self._job = Job.function(lambda progress, control: self._draw(solved), name="basis-draw").start()
+                final = await self._follow(job, gen)
+                if final is None:
+                    return
         self._job = None
         try:
             if final["kind"] == "failed":
                 self._show_error(final["error"])
+            elif final.get("result") is None:
+                self._show_error(final.get("note") or "stopped")
             else:
                 self._deliver(lambda: final["result"])
         finally:
             self._busy(False)
 
+    async def _follow(self, job: Job, gen: int):
+        """Relay ``job``'s progress to the indicators until its final message (None: superseded)."""
+        while True:
+            await asyncio.sleep(0.15)
+            if gen != self._gen:  # superseded: the newer request's callback owns the indicators
+                return None
+            for msg in job.drain():
+                if msg["kind"] == "progress":
+                    self._progress.value = int(100 * msg["done"] / max(msg["total"], 1))
+                    self._status.object = msg["message"]
+                elif msg["kind"] in ("done", "failed"):
+                    return msg
+
     def _busy(self, on: bool, message: str = ""):
         self._progress.value = -1
         self._progress.visible = on
+        self._stop_w.visible = on
         self._status.object = message
         self._status.visible = on
 

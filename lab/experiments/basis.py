@@ -56,6 +56,68 @@ def build_rep(config: BasisConfig):
     return a >> b, str(a), str(b)
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """What a basis request will cost, from its text alone (nothing built): ``entries`` of the rep solved and
+    the group's ``footprint`` (None when not known in advance)."""
+
+    entries: int
+    footprint: object
+    solver: str = "auto"
+
+    @property
+    def small(self) -> bool:
+        """Cheap enough to run beside the caller (well under a second): a permutation group's rep of at most
+        ``SMALL_ENTRIES`` entries (the exact orbit solver), at most ``SMALL_MATRIX_ENTRIES`` for matrix groups
+        or a linear-algebra solver (SVD and iterations grow with the cube of the size), and a group of at most
+        ``SMALL_GROUP_BYTES``; anything larger belongs in a worker process that can be ended."""
+        fp = self.footprint
+        if fp is None or fp.bytes > SMALL_GROUP_BYTES:
+            return False
+        linear_algebra = fp.lie or fp.matrix_generators or self.solver not in ("auto", "orbit")
+        return self.entries <= (SMALL_MATRIX_ENTRIES if linear_algebra else SMALL_ENTRIES)
+
+
+SMALL_ENTRIES = 20_000
+SMALL_MATRIX_ENTRIES = 300
+SMALL_GROUP_BYTES = 4 * 2**20
+
+
+def estimate(config: BasisConfig) -> Estimate:
+    """Parse the texts and size the request without building the group or the rep (microseconds to
+    milliseconds); raises the same ``LabError``s as ``build_rep`` for bad or over-limit input.
+
+    >>> estimate(BasisConfig(group="S(5)", rep="T(2)", rep_out="T(2)")).entries
+    625
+    >>> estimate(BasisConfig(group="Z(1000)*Z(1000)", rep="V", rep_out="V"))
+    Traceback (most recent call last):
+    ...
+    lab.limits.LimitError: the layer V >> V over Z(1000)*Z(1000): dimension 1,000,000,000,000 is over the limit of 2,147,483,647 (rep_size; raise it with LAB_MAX_REP_SIZE=...)
+    """
+    from .. import limits
+    from ..errors import RepError
+    from ..groups import group_footprint
+    from ..reps.parse import parse_rep
+    from ..reps.rep import dimension_over
+
+    footprint = group_footprint(config.group)
+    a = parse_rep(config.rep)
+    rep = a
+    if config.rep_out is not None:
+        b = parse_rep(config.rep_out)
+        if any(getattr(r, "maps", None) is not None for r in (a, b)):
+            raise RepError("input and output reps cannot themselves be maps ('>>'); write the map as one rep instead")
+        rep = a >> b
+    what = (f"the layer {config.rep} >> {config.rep_out}" if config.rep_out is not None else f"the rep {config.rep}")
+    what += f" over {config.group.strip()}"
+    for name, value in (("tensor_order", rep.measure[2]), ("blocks", rep.measure[1])):
+        limits.check(name, value, what)
+    entries = None
+    if footprint is not None:
+        entries = limits.check("rep_size", dimension_over(rep, footprint.d), what)
+    return Estimate(entries if entries is not None else 0, footprint, config.solver)
+
+
 def run(config: BasisConfig, progress=None, control=None) -> BasisResult:
     """Solve the basis a config asks for; solver progress arrives as ``progress`` records, and a stopped
     ``control`` ends the solve at its next progress report.

@@ -5,7 +5,7 @@ import inspect
 
 from ..errors import GroupError
 from ..text import TokenStream
-from .base import DirectProduct, Group
+from .base import DirectProduct, Footprint, Group
 from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
 
@@ -15,7 +15,8 @@ GROUPS: dict[str, type[Group]] = {
                 C, D, SO, O, SO13p, SO13, O13, Sp, U, SU)
 }
 
-__all__ = ["Group", "DirectProduct", "GROUPS", "parse_group", "group_catalog", *GROUPS]
+__all__ = ["Group", "DirectProduct", "Footprint", "GROUPS", "parse_group", "group_footprint", "max_size",
+           "group_catalog", *GROUPS]
 
 
 def _arg_names(cls) -> list[str]:
@@ -43,15 +44,73 @@ def parse_group(text: str) -> Group:
     """
     if isinstance(text, Group):
         return text
-    ts = TokenStream(text)
-    group = _parse_factor(ts)
-    while ts.accept("*"):
-        group = group * _parse_factor(ts)
-    ts.expect_end("'*' or the end of the group")
+    factors = _parse_factors(text)
+    group = factors[0][0](*factors[0][1])
+    for cls, args in factors[1:]:
+        group = group * cls(*args)
     return group
 
 
-def _parse_factor(ts: TokenStream) -> Group:
+def group_footprint(text: str) -> Footprint | None:
+    """What building the group ``text`` would allocate, from the text alone (nothing is built); raises
+    ``ParseError``/``GroupError``/``LimitError`` as ``parse_group`` would.  None: a factor's size is not
+    known in advance (it is then checked when built).
+
+    >>> group_footprint("Z(8)*Z(8)").d, group_footprint("SO(3)").lie
+    (64, 3)
+    """
+    if isinstance(text, Group):
+        return text.size_footprint
+    total = None
+    for cls, args in _parse_factors(text):
+        fp = cls.footprint(*args)
+        if fp is None:
+            return None
+        total = fp if total is None else total * fp
+    return total.check(text.strip())
+
+
+def max_size(pattern: str, upper: int = 10**6) -> int:
+    """The largest n for which the group ``pattern`` with its ``n`` filled in (``"Z(n)*Z(n)"``) is within the
+    limits: the bound of the dashboard's size box (1 when even n = 1 is over)."""
+    from .. import limits
+
+    def fits(n: int) -> bool:
+        try:
+            group_footprint(pattern.replace("n", str(n)))
+            return True
+        except limits.LimitError:
+            return False
+
+    lo, hi = 1, min(upper, limits.get("number"))
+    if fits(hi):
+        return hi
+    while hi - lo > 1:  # fits(lo), not fits(hi): the footprints grow with n
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def _parse_factors(text: str) -> list[tuple[type[Group], list[int]]]:
+    """``[(class, args), ...]`` of the factors of a group text, each checked against its footprint."""
+    ts = TokenStream(text)
+    factors = [_parse_factor(ts)]
+    while ts.accept("*"):
+        factors.append(_parse_factor(ts))
+    ts.expect_end("'*' or the end of the group")
+    total = None
+    for cls, args in factors:  # the whole product is checked before any factor is built
+        fp = cls.footprint(*args)
+        if fp is None:
+            total = None
+            break
+        total = fp if total is None else total * fp
+    if total is not None:
+        total.check(text.strip())
+    return factors
+
+
+def _parse_factor(ts: TokenStream) -> tuple[type[Group], list[int]]:
     tok = ts.peek
     if tok.kind != "name":
         ts.fail("a group name such as S(5) or SO(3)")
@@ -72,4 +131,6 @@ def _parse_factor(ts: TokenStream) -> Group:
     if len(args) != len(wanted):
         sig = f"{tok.value}({', '.join(wanted)})"
         raise GroupError(f"{sig} takes {len(wanted)} argument(s), got {len(args)}")
-    return cls(*args)
+    if any(a < 1 for a in args):
+        cls(*args)  # the class names the bad argument (GroupError)
+    return cls, args

@@ -137,6 +137,8 @@ class SO13p(Group):
     along a uniform direction.
     """
 
+    footprint = staticmethod(lambda: Footprint(4, 0, 0, 6))
+
     description = "proper orthochronous Lorentz group SO+(1,3) on (t,x,y,z)"
     metric = _ETA
 
@@ -164,6 +166,8 @@ class SO13p(Group):
 class SO13(SO13p):
     """SO(1,3): SO+(1,3) together with the total inversion PT = -I."""
 
+    footprint = staticmethod(lambda: Footprint(4, 0, 1, 6))
+
     description = "Lorentz group SO(1,3) (adds PT = -I)"
 
     def __init__(self):
@@ -172,6 +176,8 @@ class SO13(SO13p):
 
 class O13(SO13p):
     """The full Lorentz group O(1,3): SO+(1,3) with parity P and time reversal T."""
+
+    footprint = staticmethod(lambda: Footprint(4, 0, 2, 6))
 
     description = "full Lorentz group O(1,3) (adds parity and time reversal)"
 

@@ -175,6 +175,8 @@ _QUARTER_TURNS = {  # 90-degree rotations about the x, y and z axes
 class Cube(Group):
     """The 24 rotations of a cube permuting its 6 faces (+x, -x, +y, -y, +z, -z)."""
 
+    footprint = staticmethod(lambda: Footprint(6, 2))
+
     description = "rotation group of the cube (order 24) permuting its 6 faces"
 
     def __init__(self):
@@ -190,6 +192,8 @@ class RubiksCube(Group):
     with normal e rotates the stickers of the cubies with position . e = 1.  Centres never move and
     are left out.
     """
+
+    footprint = staticmethod(lambda: Footprint(48, 6))
 
     description = "Rubik's cube group: 6 quarter turns permuting the 48 movable facets"
 

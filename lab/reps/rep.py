@@ -264,6 +264,21 @@ class Rep:
         return sol.labels, sol.signs
 
 
+def dimension_over(rep: Rep, d: int) -> int:
+    """The dimension ``rep`` will have over a group acting on R^d, computed without the group (exact).
+
+    >>> dimension_over(T(2) + 3 * V, 4), dimension_over(V >> V, 10**6)
+    (28, 1000000000000)
+    """
+    if isinstance(rep, SumRep):
+        return sum(dimension_over(c, d) for c in rep.children)
+    if isinstance(rep, ProductRep):
+        return math.prod(dimension_over(c, d) for c in rep.children)
+    if isinstance(rep, TrivialRep):
+        return 1
+    return rep.size if rep.group is not None else d
+
+
 def _short(rep) -> str:
     text = str(rep)
     return text if len(text) <= 40 else text[:37] + "..."
