@@ -38,6 +38,27 @@ class SolverError(LabError, ValueError):
     """A solver was asked for that does not apply to the representation, or failed to converge."""
 
 
+class RunFileError(LabError, ValueError):
+    """A saved run (or a file of one) cannot be read: missing, truncated, hand-edited into a wrong shape, or of
+    an unknown format version.
+
+    ``file`` is the file's path and ``field`` the offending field or column (``None`` when the whole file is
+    at fault), so that the one-line message tells a person exactly what to fix or delete.
+    """
+
+    def __init__(self, file, field: str | None, problem: str):
+        self.file = str(file)
+        self.field = field
+        self.problem = " ".join(str(problem).split())  # one line, whatever the parser said
+        where = f"{self.file}: field {field!r}" if field else self.file
+        super().__init__(f"{where}: {self.problem}")
+
+
+class RunPathError(LabError, ValueError):
+    """A run was asked for by a name or path that lies outside the runs directory it must come from (``..``,
+    an absolute path elsewhere, a symbolic link pointing out): refused rather than read."""
+
+
 class MemoryLimitError(LabError, MemoryError):
     """A computation was refused before allocating because it would exceed the memory limit."""
 

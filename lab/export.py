@@ -48,14 +48,43 @@ def basis_npz_bytes(sol, rep_in: str = "", rep_out: str = "") -> bytes:
 
 
 def load_basis(file) -> dict:
-    """Read a file written by ``save_basis``; ``Q`` comes back as a CSC matrix or an ndarray."""
-    with np.load(file, allow_pickle=False) as z:
-        d = {k: z[k] for k in z.files}
+    """Read a file written by ``save_basis``; ``Q`` comes back as a CSC matrix or an ndarray.
+
+    A file that is not one (truncated, another npz, an array missing or of the wrong kind) raises
+    ``RunFileError`` naming the file and the array, never a ``KeyError`` or ``BadZipFile``.
+    """
+    import zipfile
+
+    from .errors import RunFileError
+
+    name = getattr(file, "name", file if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__") else "<file>")
+    try:
+        with np.load(file, allow_pickle=False) as z:
+            d = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise RunFileError(name, None, f"is not a readable basis file, truncated? ({err})") from err
+    for key in ("group", "rep", "rep_in", "rep_out", "solver", "rank", "dim"):
+        if key not in d:
+            raise RunFileError(name, key, "array missing: not a basis file written by the lab")
+        if d[key].ndim != 0:
+            raise RunFileError(name, key, f"should be a single value, has shape {d[key].shape}")
     for key in ("group", "rep", "rep_in", "rep_out", "solver"):
         d[key] = str(d[key])
     for key in ("rank", "dim"):
+        if not np.issubdtype(d[key].dtype, np.integer):
+            raise RunFileError(name, key, f"should be an integer, is {d[key].dtype}")
         d[key] = int(d[key])
-    if "Q_data" in d:
-        d["Q"] = sp.csc_matrix((d.pop("Q_data"), d.pop("Q_indices"), d.pop("Q_indptr")),
-                               shape=(d["dim"], d["rank"]))
+    try:
+        if "Q_data" in d:
+            d["Q"] = sp.csc_matrix((d.pop("Q_data"), d.pop("Q_indices"), d.pop("Q_indptr")),
+                                   shape=(d["dim"], d["rank"]))
+        elif "Q" not in d:
+            raise KeyError("Q")
+    except KeyError as err:
+        raise RunFileError(name, str(err).strip("'"), "array missing: not a basis file written by the lab") from None
+    except (ValueError, TypeError) as err:
+        raise RunFileError(name, "Q", f"is not a valid sparse basis ({err})") from err
+    if getattr(d["Q"], "shape", None) != (d["dim"], d["rank"]):
+        raise RunFileError(name, "Q", f"has shape {getattr(d['Q'], 'shape', None)}, not dim x rank = "
+                                      f"{d['dim']} x {d['rank']}")
     return d

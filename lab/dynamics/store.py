@@ -1,41 +1,39 @@
 """Saving and reloading training runs: ``config.json`` + ``metrics.csv`` (open formats) in one directory.
 
-A run directory is written under a temporary name and renamed into place, so a reader never sees half a
-run.  ``metrics.csv`` has one row per (strategy, run, step, layer) with the columns ``strategy, run,
-step, layer, dist_from_init, dist_from_E, loss, accuracy, diverged``; ``layer == "total"`` combines the
-layers that have an equivariant subspace.
+The writing, naming, listing and checking live in ``lab.runstore`` (one store for every kind of run), so a
+run is written atomically under a unique name and checked field by field when read.  ``metrics.csv`` has
+one row per (strategy, run, step, layer) with the columns ``strategy, run, step, layer, dist_from_init,
+dist_from_E, loss, accuracy, diverged``; ``layer == "total"`` combines the layers that have an equivariant
+subspace.
 """
 from __future__ import annotations
 
-import json
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import LabError
-from ..runstore import atomic_dir, list_run_dirs
+from .. import runstore
 
+KIND = "dynamics"
 COLUMNS = ["strategy", "run", "step", "layer", "dist_from_init", "dist_from_E", "loss", "accuracy", "diverged"]
+#: config.json's fields this code or the dashboard relies on: name -> (type, required)
+FIELDS = {"config": ("object", True), "status": ("string", True), "steps_done": ("integer", True),
+          "experiment": ("object", False), "layers": ("list", False), "dim_E_over_dim_L": ("number?", False),
+          "seconds": ("number?", False), "steps_per_second": ("number?", False), "device": ("string", False),
+          "diverged_at": ("object", False), "summary": ("object", False)}
 
 
 def results_dir(path=None) -> Path:
-    """``path``, else ``LAB_RESULTS_DIR``, else the per-user data directory."""
-    if path:
-        return Path(path)
-    if os.environ.get("LAB_RESULTS_DIR"):
-        return Path(os.environ["LAB_RESULTS_DIR"])
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("symmetry-lab")) / "dynamics"
+    """``path``, else ``LAB_RESULTS_DIR``, else the per-user data directory's ``dynamics``."""
+    return runstore.runs_root(path, env_sub=None, user_sub="dynamics")
 
 
 def save_run(trainer, directory=None, status: str = "finished", name: str | None = None) -> Path:
-    """Write the trainer's config and metrics atomically; returns the run directory."""
-    root = results_dir(directory)
-    name = name or f"{time.strftime('%Y%m%d-%H%M%S')}-{trainer.config.experiment}-{os.getpid()}-{id(trainer) % 10000}"
+    """Write the trainer's config and metrics atomically; returns the run directory.
+
+    ``name`` replaces the experiment's name in the directory's name (which stays unique: it is stamped and
+    never overwrites another run)."""
     meta = {
         "config": trainer.config.to_dict(), "status": status, "steps_done": trainer.step,
         "experiment": {"name": trainer.exp.name, "group": str(trainer.exp.group), "description": trainer.exp.description},
@@ -45,10 +43,8 @@ def save_run(trainer, directory=None, status: str = "finished", name: str | None
         "steps_per_second": trainer.steps_per_second, "device": str(trainer.device),
         "diverged_at": {s: v for s, v in trainer.diverged_at.items()}, "summary": trainer.summary(),
     }
-    with atomic_dir(root, name) as tmp:
-        (tmp / "config.json").write_text(json.dumps(meta, indent=1, default=str))
-        pd.DataFrame(trainer.records, columns=COLUMNS).to_csv(tmp / "metrics.csv", index=False)
-    return root / name
+    files = {"metrics.csv": lambda p: pd.DataFrame(trainer.records, columns=COLUMNS).to_csv(p, index=False)}
+    return runstore.write_run(results_dir(directory), name or trainer.config.experiment, KIND, meta, files)
 
 
 @dataclass
@@ -62,20 +58,17 @@ class SavedRun:
         return self.meta["config"]
 
 
-def load_run(path) -> SavedRun:
-    """Read a run directory written by ``save_run`` (``LabError`` when it is not one)."""
-    path = Path(path)
-    try:
-        meta = json.loads((path / "config.json").read_text())
-        metrics = pd.read_csv(path / "metrics.csv")
-    except (OSError, ValueError) as err:
-        raise LabError(f"{path} is not a saved dynamics run: {err}") from err
-    missing = set(COLUMNS) - set(metrics.columns)
-    if missing:
-        raise LabError(f"{path}/metrics.csv lacks the columns {', '.join(sorted(missing))}")
+def load_run(path, root=None) -> SavedRun:
+    """Read a run directory written by ``save_run``; ``RunFileError`` (a ``LabError``) names the file and the
+    field when it is not one.  With ``root`` (what a dashboard passes: its runs directory), ``path`` may be a
+    run's name and anything outside ``root`` is refused (``runstore.resolve_run``)."""
+    path = runstore.resolve_run(path, root) if root is not None else Path(path)
+    meta = runstore.read_meta(path, KIND, FIELDS)
+    metrics = runstore.read_csv(path, "metrics.csv", COLUMNS, integer=("run", "step"),
+                                numeric=("dist_from_init", "dist_from_E", "loss", "accuracy"), boolean=("diverged",))
     return SavedRun(path, meta, metrics)
 
 
 def list_runs(directory=None) -> list[Path]:
-    """Saved run directories, newest first."""
-    return list_run_dirs(results_dir(directory))
+    """Saved run directories, newest first (never a half-written one)."""
+    return runstore.list_run_dirs(results_dir(directory))

@@ -197,13 +197,22 @@ def write_npz(result: BasisResult, path: str) -> None:
 
 
 def _write(path, fill) -> None:
+    """Write a file atomically (a temporary beside it, renamed onto it) so that a killed or failed write never
+    leaves half a file under the name asked for; a device or pipe (``/dev/stdout``) is written directly."""
+    import os
+
     from ..errors import LabError
+    from ..runstore import atomic_file
 
     try:
-        with open(path, "wb") as f:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "wb") as f:
+                fill(f)
+            return
+        with atomic_file(path) as tmp, open(tmp, "wb") as f:
             fill(f)
     except OSError as err:
-        raise LabError(f"cannot write {err.filename}: {err.strerror}") from err
+        raise LabError(f"cannot write {err.filename or path}: {err.strerror or err}") from err
 
 
 def save(result: BasisResult, directory=None):
@@ -218,6 +227,7 @@ def save(result: BasisResult, directory=None):
 
 
 def load(path):
+    """A basis file written by ``save`` (``lab.export.load_basis``: ``RunFileError`` when it is not one)."""
     from ..export import load_basis
 
     return load_basis(path)

@@ -65,10 +65,11 @@ def save(result: DynamicsResult, directory=None):
     return save_run(result.trainer, directory, status=result.status)
 
 
-def load(path):
+def load(path, root=None):
+    """A saved run (``lab.dynamics.store.load_run``); with ``root`` only a run inside that directory."""
     from ..dynamics.store import load_run
 
-    return load_run(path)
+    return load_run(path, root)
 
 
 def results_dir(directory=None):

@@ -13,7 +13,10 @@ The run protocol: ``family.run(config, progress=None, control=None) -> result``.
   stopped run still returns its result, with ``result.status == "stopped"``, so that it can be saved.
 * ``family.summary(result)`` is the ``--json`` object (a contract: keys are added, never renamed),
   ``family.text(result)`` the human-readable lines, ``family.save(result, directory)`` writes it (atomically)
-  and returns the path, ``family.load(path)`` reads it back.
+  and returns the path, ``family.load(path)`` reads it back.  Saved runs go through ``lab.runstore``: written
+  atomically under unique names, checked when read (a bad file raises ``RunFileError`` naming file and field),
+  and ``family.load(name, root=family.results_dir(d))`` reads only from inside that runs directory (the
+  families that keep run directories: dynamics, sharing, msr).
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ class Family:
     help: str = ""
     description: str = ""
     save: Callable | None = None  # (result, directory or None) -> Path
-    load: Callable | None = None  # (path) -> saved result
+    load: Callable | None = None  # (path, root=None) -> saved result
     results_dir: Callable | None = None  # (directory or None) -> Path
     cli_saves: bool = False  # the command line saves every run unless --no-save
     outputs: tuple[Output, ...] = ()

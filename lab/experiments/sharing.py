@@ -147,10 +147,11 @@ def save(result: SharingRunResult, directory=None):
                         result.status)
 
 
-def load(path):
+def load(path, root=None):
+    """A saved run (``lab.sharing.store.load_sharing``); with ``root`` only a run inside that directory."""
     from ..sharing.store import load_sharing
 
-    return load_sharing(path)
+    return load_sharing(path, root)
 
 
 def results_dir(directory=None):

@@ -1,49 +1,43 @@
 """Saving and reloading sharing-discovery runs: ``config.json`` + ``history.csv`` + ``A_history.npz``.
 
-Written under a temporary name and renamed into place (atomic), beside the dynamics runs' format.
+The writing, naming, listing and checking live in ``lab.runstore`` (one store for every kind of run); this
+module says only what a sharing run holds.  ``config.json`` has ``config`` (the settings), ``status`` and
+``summary``; ``history.csv`` one row per outer step (empty for a run stopped before its first);
+``A_history.npz`` the snapshots of A as one array ``A`` (steps, K, blocks), when there are any.
 """
 from __future__ import annotations
 
-import json
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import LabError
-from ..runstore import atomic_dir, list_run_dirs
+from .. import runstore
+
+KIND = "sharing"
+#: config.json's fields this code relies on: name -> (type, required)
+FIELDS = {"config": ("object", True), "status": ("string", True), "summary": ("object", True)}
 
 
 def sharing_dir(directory=None) -> Path:
     """``directory``, else ``$LAB_RESULTS_DIR/sharing``, else the per-user data directory's ``sharing``."""
-    if directory:
-        return Path(directory)
-    if os.environ.get("LAB_RESULTS_DIR"):
-        return Path(os.environ["LAB_RESULTS_DIR"]) / "sharing"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("symmetry-lab")) / "sharing"
+    return runstore.runs_root(directory, env_sub="sharing", user_sub="sharing")
 
 
 def list_sharing(directory=None) -> list[Path]:
-    """Saved sharing runs, newest first."""
-    return list_run_dirs(sharing_dir(directory))
+    """Saved sharing runs, newest first (never a half-written one)."""
+    return runstore.list_run_dirs(sharing_dir(directory))
 
 
 def save_sharing(config: dict, history: list[dict], snapshots: list[np.ndarray], summary: dict,
                  directory=None, status: str = "finished") -> Path:
-    root = sharing_dir(directory)
-    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.get('task', 'run')}-{os.getpid()}-{len(history)}"
-    with atomic_dir(root, name) as tmp:
-        (tmp / "config.json").write_text(json.dumps({"config": config, "status": status, "summary": summary},
-                                                    indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
-        pd.DataFrame(history).to_csv(tmp / "history.csv", index=False)
-        if snapshots:
-            np.savez_compressed(tmp / "A_history.npz", A=np.stack(snapshots))
-    return root / name
+    """Write a run atomically under a unique name in ``sharing_dir(directory)``; returns its directory."""
+    files = {"history.csv": lambda p: pd.DataFrame(history).to_csv(p, index=False)}
+    if len(snapshots):
+        files["A_history.npz"] = lambda p: np.savez_compressed(p, A=np.stack(snapshots))
+    meta = {"config": config, "status": status, "summary": summary}
+    return runstore.write_run(sharing_dir(directory), config.get("task", "run"), KIND, meta, files)
 
 
 @dataclass
@@ -54,15 +48,12 @@ class SavedSharing:
     snapshots: np.ndarray | None
 
 
-def load_sharing(path) -> SavedSharing:
-    path = Path(path)
-    try:
-        meta = json.loads((path / "config.json").read_text())
-        history = pd.read_csv(path / "history.csv")
-        snaps = None
-        if (path / "A_history.npz").exists():
-            with np.load(path / "A_history.npz", allow_pickle=False) as z:
-                snaps = z["A"]
-    except (OSError, ValueError, KeyError) as err:
-        raise LabError(f"{path} is not a saved sharing run: {err}") from err
+def load_sharing(path, root=None) -> SavedSharing:
+    """Read a run written by ``save_sharing``; ``RunFileError`` (a ``LabError``) names the file and field when
+    it is not one.  With ``root`` (what a dashboard passes: its runs directory), ``path`` may be a run's name
+    and anything outside ``root`` is refused (``runstore.resolve_run``)."""
+    path = runstore.resolve_run(path, root) if root is not None else Path(path)
+    meta = runstore.read_meta(path, KIND, FIELDS)
+    history = runstore.read_csv(path, "history.csv")
+    snaps = runstore.read_npz(path, "A_history.npz", "A", ndim=3)
     return SavedSharing(path, meta, history, snaps)

@@ -36,6 +36,7 @@ from .dense import dense_basis
 from .krylov import krylov_basis
 from .orbit import orbit_basis, orbit_matrix
 from .subgroup import subgroup_basis
+from .verify import check_block
 
 SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
 DENSE_MAX = 2500
@@ -148,17 +149,35 @@ def _estimate(group, solver, factors, size, limit):
     memory.check(what, need, limit)
 
 
+#: bump a solver's number whenever a change to it could change the bases it returns: its old cache entries
+#: then stop matching (they are never read again) instead of being trusted
+SOLVER_VERSIONS = {"orbit": 1, "dense": 1, "krylov": 1, "subgroup": 1}
+
+
 def cache_key(group, solver: str, factors) -> str:
-    """The basis cache's name for a block: the group's and every leaf's identity by value."""
-    token = ".".join(f.token for f in factors) or "s"
-    if len(token) > 64:
-        token = hashlib.sha256(token.encode()).hexdigest()[:32]
-    return f"v{VERSION}-{group.key}-{solver}-{token}"
+    """The basis cache's name for a block: a hash of the whole request, so that an entry is only ever found
+    again by the same question.
+
+    Hashed: the cache format ``VERSION``, the solver's name and ``SOLVER_VERSIONS`` number, the group by value
+    (``group.key``: its generator matrices and Lie algebra, not its name), the subgroup the ``subgroup`` solver
+    works in, and every leaf of the block by value (``Leaf.token``: its matrices) in order.  The readable
+    prefix ``v{VERSION}-{group.key}-{solver}-`` lets a person find a group's entries on disk.
+    """
+    h = hashlib.sha256()
+    subgroup = getattr(group, "finite_subgroup", None) if solver == "subgroup" else None
+    for part in (f"format={VERSION}", f"solver={solver}", f"solver_version={SOLVER_VERSIONS.get(solver, 0)}",
+                 f"group={group.key}", f"d={group.d}", f"subgroup={subgroup.key if subgroup is not None else ''}",
+                 f"factors={len(factors)}", *(f"leaf={f.token}" for f in factors)):
+        h.update(part.encode())
+        h.update(b"\n")
+    return f"v{VERSION}-{group.key}-{solver}-{h.hexdigest()[:32]}"
 
 
 def _solve_block(group, factors, solver, device, limit, use_disk, progress):
     key = cache_key(group, solver, factors)
-    hit = _cache.get(key, use_disk)
+    # an entry read from disk is used only if it passes an equivariance check (``lab.solvers.verify``):
+    # a checksum cannot catch a wrong basis written with a fresh checksum
+    hit = _cache.get(key, use_disk, verify=lambda arrays: check_block(group, factors, solver, arrays))
     if hit is not None:
         return hit, True
     if solver == "orbit":

@@ -4,7 +4,8 @@ The in-memory cache is bounded: least recently used entries are dropped once the
 ``LAB_CACHE_MEMORY`` (default 256 MB; ``"1GB"``, ``"0"`` for none), and a lock makes it safe to share
 between threads.  Disk entries are ``.npz`` files written atomically (temporary file + ``os.replace``)
 with a metadata record holding a SHA-256 of the arrays.  A missing, truncated or tampered entry is recomputed, never
-trusted.  ``LAB_CACHE_DIR`` overrides the directory; ``LAB_CACHE_DIR=off`` disables the disk cache.
+trusted, and so is one whose basis fails the caller's equivariance check (``get(..., verify=)``).  Keys are
+hashes of the whole request (``lab.solvers.cache_key``).  ``LAB_CACHE_DIR`` overrides the directory; ``LAB_CACHE_DIR=off`` disables the disk cache.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -85,7 +87,10 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def get(key: str, use_disk: bool = True) -> dict[str, np.ndarray] | None:
+def get(key: str, use_disk: bool = True, verify=None) -> dict[str, np.ndarray] | None:
+    """The arrays cached under ``key``, or ``None``.  An entry read from disk must match its format, key and
+    SHA-256 and then pass ``verify(arrays)`` (the solvers' equivariance check), else it counts as missing and
+    is recomputed.  Entries in memory were computed or verified by this process and are not checked again."""
     hit = _recall(key)
     if hit is not None:
         return hit
@@ -103,8 +108,25 @@ def get(key: str, use_disk: bool = True) -> dict[str, np.ndarray] | None:
             return None
     except Exception:  # corrupt or foreign file: recompute
         return None
+    if verify is not None and not verify(arrays):
+        return None
     _remember(key, arrays)
     return arrays
+
+
+STALE_SECONDS = 15 * 60
+
+
+def _remove_stale(directory: Path) -> None:
+    """Delete ``.tmp-*`` files that a killed process left mid-write (untouched for ``STALE_SECONDS``; a
+    younger one may be a write in progress).  They are never read: ``get`` only opens ``KEY.npz``."""
+    now = time.time()
+    for p in directory.glob(".tmp-*"):
+        try:
+            if now - p.stat().st_mtime > STALE_SECONDS:
+                p.unlink()
+        except OSError:
+            pass
 
 
 def put(key: str, arrays: dict[str, np.ndarray], use_disk: bool = True) -> None:
@@ -114,11 +136,14 @@ def put(key: str, arrays: dict[str, np.ndarray], use_disk: bool = True) -> None:
         return
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        _remove_stale(directory)
         meta = json.dumps({"format": FORMAT, "key": key, "sha256": _digest(arrays)})
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=directory)
         try:
             with os.fdopen(fd, "wb") as fh:
                 np.savez(fh, __meta__=np.array(meta), **arrays)
+                fh.flush()
+                os.fsync(fh.fileno())  # on disk before it gets its name: a crash leaves old or new, never half
             os.replace(tmp, directory / f"{key}.npz")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
