@@ -96,7 +96,7 @@ class BasisExplorer(pn.viewable.Viewer):
                                                      placeholder="e.g. V, T(2), V+Scalar")
         self._out_w = pn.widgets.TextInput.from_param(self.param.rep_out, name="Output rep", css_classes=["rep-out-input"],
                                                       placeholder="e.g. V, 2*V, T(1,1)")
-        self._solver_w = pn.widgets.Select.from_param(self.param.solver, name="Solver")
+        self._solver_w = pn.widgets.Select.from_param(self.param.solver, name="Solver", css_classes=["solver-select"])
         self._typed: dict[str, str] = {}  # what is in each text box, committed or not
         for key, w in (("in", self._in_w), ("out", self._out_w), ("group", self._custom_w)):
             w.param.watch(lambda e, key=key: self._typed_changed(key, e.new), ["value_input", "value"])
