@@ -205,3 +205,11 @@ def test_sizes_are_exact_integers_past_int64():
     assert rep.size == 2**32
     with limits.override(tensor_order=70):
         assert parse_rep("T(64)", "S(2)").size == 2**64  # used to wrap around to 0
+
+
+def test_the_readme_lists_every_limit_with_its_default():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for lim in limits.LIMITS.values():
+        assert f"| `{lim.name}` | {lim.default:,} | `{lim.env}` |" in readme, lim.name

@@ -79,7 +79,8 @@ class BasisExplorer(pn.viewable.Viewer):
         self._widgets()
         self._apply_preset()
         self.param.watch(self._on_preset, ["preset"])
-        self.param.watch(self._on_control, ["group", "n", "custom_group", "rep_in", "rep_out", "solver"])
+        self.param.watch(self._on_control, ["group", "n", "custom_group", "rep_in", "rep_out", "solver",
+                                            "memory_limit"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda ctx: self._supersede())
         self.refresh()
@@ -97,6 +98,9 @@ class BasisExplorer(pn.viewable.Viewer):
         self._out_w = pn.widgets.TextInput.from_param(self.param.rep_out, name="Output rep", css_classes=["rep-out-input"],
                                                       placeholder="e.g. V, 2*V, T(1,1)")
         self._solver_w = pn.widgets.Select.from_param(self.param.solver, name="Solver", css_classes=["solver-select"])
+        self._memory_w = pn.widgets.TextInput.from_param(self.param.memory_limit, name="Memory limit",
+                                                         placeholder="default: 80% of free RAM",
+                                                         css_classes=["memory-limit-input"])
         self._typed: dict[str, str] = {}  # what is in each text box, committed or not
         for key, w in (("in", self._in_w), ("out", self._out_w), ("group", self._custom_w)):
             w.param.watch(lambda e, key=key: self._typed_changed(key, e.new), ["value_input", "value"])
@@ -127,7 +131,7 @@ class BasisExplorer(pn.viewable.Viewer):
     def __panel__(self):
         controls = pn.Column(
             self._preset_w, self._blurb, self._group_w, self._n_w, self._custom_w, self._in_w, self._out_w,
-            self._validation, self._solver_w,
+            self._validation, self._solver_w, self._memory_w,
             pn.pane.Markdown("Reps: `V`, `V.T` (dual), `Scalar`, `T(p,q)`, sums `+`, multiples `3*V`, "
                              "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
             width=330)
@@ -212,7 +216,8 @@ class BasisExplorer(pn.viewable.Viewer):
     # ------------------------------------------------------------------ solving
     def config(self) -> BasisConfig:
         """The request on screen as the basis experiment's config."""
-        return BasisConfig(group=self.group_text(), rep=self.rep_in, rep_out=self.rep_out, solver=self.solver)
+        return BasisConfig(group=self.group_text(), rep=self.rep_in, rep_out=self.rep_out, solver=self.solver,
+                           memory_limit=(self.memory_limit or "").strip() or None)
 
     @staticmethod
     def _compute(config: BasisConfig, progress=None, control=None):
@@ -385,4 +390,4 @@ class BasisExplorer(pn.viewable.Viewer):
         return io.BytesIO(basis_npz_bytes(solved.solution, data.rep_in, data.rep_out))
 
 
-add_config_params(BasisExplorer, BasisConfig, ["solver"])
+add_config_params(BasisExplorer, BasisConfig, ["solver", "memory_limit"])
