@@ -286,10 +286,11 @@ class JobRunner:
             parts.append(str(final["status"]))
         elif final.get("status") == "finished":
             parts.append("finished")
-        if job.message:
-            parts.append(job.message)
-        elif job.total:
-            parts.append(f"{job.done}/{job.total}")
+        if job.running or job.done > 0:  # an ended job's message from before its first step ("building …") is stale
+            if job.message:
+                parts.append(job.message)
+            elif job.total:
+                parts.append(f"{job.done}/{job.total}")
         if job.rate > 0:
             parts.append(f"{job.rate:.3g} {self.unit}/s")
         parts.append(f"{duration(job.elapsed)} elapsed")
