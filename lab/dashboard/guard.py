@@ -21,9 +21,10 @@ The forms:
 * ``with guarded(pane, action): ...`` (the block's exception is swallowed; ``.failed`` tells afterwards);
 * ``guarded(pane, action)(fn)``: ``fn`` wrapped (returns None when it failed), for lambdas and watchers;
 * ``@guard(action, default=False)`` on a pane's method (returns ``default`` when it failed);
-* ``guard_settings(pane, layout)``: the links ``Widget.from_param`` made from each widget to the pane's
-  parameter, so a value the parameter refuses (only a hostile or broken browser sends one: the widgets
-  carry the bounds and choices) becomes an inline message instead of a server traceback.
+* ``guard_settings(pane, layout)``: what a browser's change to each widget runs (the widget's conversion of
+  the value and the link ``Widget.from_param`` made to the pane's parameter), so a value the widget or the
+  parameter refuses (only a hostile or broken browser sends one: the widgets carry the bounds and choices)
+  becomes an inline message instead of a server traceback.
 
 ``pane`` is anything with an ``_error`` (or ``error``) Alert and optionally a ``runner`` (or is a runner:
 something with ``settle(note)``).  Nothing here knows a pane's particular widgets.
@@ -128,22 +129,35 @@ def _widgets(objs):
 
 
 def guard_settings(pane, *objs, action: str = "changing") -> int:
-    """Guard the widget -> parameter links of every widget in ``objs`` (made with ``Widget.from_param``).
+    """Guard what a browser's change to each widget in ``objs`` (made with ``Widget.from_param``) runs.
 
-    Panel runs a browser's change inside the widget and logs any exception of its watchers as a server
-    traceback; the link's own watcher is re-registered here (through param's public ``watchers`` / ``unwatch``
-    / ``watch``) wrapped in ``guarded(pane, "changing <label>")``.  The link already puts the pane's value back
-    into the widget when the parameter refuses one.  Returns how many links were guarded.
+    Panel runs a browser's change inside the widget and logs any exception there as a server traceback.  Two
+    steps can raise on a value only a hostile or broken browser sends (the widgets carry the bounds and
+    choices): the widget turning it into a value (a Select's unknown label; the change is then ignored) and
+    the link to the pane's parameter (a value out of bounds; the link puts the pane's value back into the
+    widget).  Both run here inside ``guarded(pane, "changing <label>")``: the link's watcher is re-registered
+    through param's public ``watchers`` / ``unwatch`` / ``watch``, the conversion wrapped on the widget.
+    Returns how many widgets were guarded (each once, however often this is called).
     """
     count = 0
     for w in _widgets(objs):
+        if getattr(w, "_lab_guarded", False):
+            continue
+        label = getattr(w, "label", None) or w.name or "a setting"
+        g = guarded(pane, f"{action} {label}")
         for watcher in list(w.param.watchers.get("value", {}).get("value", [])):
-            fn = watcher.fn
-            if getattr(fn, "__name__", "") != "link_widget" or getattr(fn, "__lab_guarded__", False):
-                continue
-            label = getattr(w, "label", None) or w.name or "a setting"
-            w.param.unwatch(watcher)
-            w.param.watch(guarded(pane, f"{action} {label}")(fn), list(watcher.parameter_names), what=watcher.what,
-                          onlychanged=watcher.onlychanged, queued=watcher.queued, precedence=watcher.precedence)
-            count += 1
+            if getattr(watcher.fn, "__name__", "") == "link_widget":
+                w.param.unwatch(watcher)
+                w.param.watch(g(watcher.fn), list(watcher.parameter_names), what=watcher.what,
+                              onlychanged=watcher.onlychanged, queued=watcher.queued, precedence=watcher.precedence)
+        convert = w._process_property_change
+
+        def process_property_change(props, convert=convert, g=g):
+            with g:
+                return convert(props)
+            return {}  # the change is ignored
+
+        w._process_property_change = process_property_change
+        w._lab_guarded = True
+        count += 1
     return count

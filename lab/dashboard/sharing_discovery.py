@@ -338,7 +338,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        self._saved.options = {p.name: str(p) for p in list_sharing(self.results)[:50]}
+        self._list_runs(list_sharing(self.results)[:50])
 
     @guard("loading the run", default=False)
     def load(self, path) -> bool:

@@ -310,8 +310,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        runs = list_runs(self.results)[:50]
-        self._saved.options = {p.name: str(p) for p in runs}
+        self._list_runs(list_runs(self.results)[:50])
 
     @guard("loading the run", default=False)
     def load(self, path) -> bool:

@@ -50,6 +50,15 @@ class WorkerPaneMixin:
     def _run_select(self, **params) -> RunSelect:
         return RunSelect(on_refused=guarded(self, "choosing a saved run")(self._listed_run), **params)
 
+    def _list_runs(self, paths) -> None:
+        """Show ``paths`` (runs of the pane's own directory) in ``_saved``; the selection stays when it is still
+        listed, else it is the first run (what the browser shows selected, so that Load loads it)."""
+        options = {p.name: str(p) for p in paths}
+        keep = self._saved.value
+        self._saved.options = options
+        if keep not in options.values():
+            self._saved.value = next(iter(options.values()), None)
+
     def _listed_run(self, value) -> str:
         """``value`` when it is exactly one of the runs ``_saved`` lists (listed afresh once when it is not, for a
         run saved since), else a ``LabError``: nothing outside the pane's own runs directory is ever read."""
