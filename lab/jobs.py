@@ -12,7 +12,8 @@ The records the run sends arrive in order through ``drain()`` (non-blocking), fo
   the worker saved the result itself (``family.save(result, save_dir)``, from its own copy of the result)
   when a ``save_dir`` was given;
 * ``{"kind": "failed", "error": one line}``: a ``LabError``'s text as is, any other exception as
-  ``"unexpected TypeName: message"`` (the traceback goes to the ``lab.jobs`` logger, never to the user).
+  ``"unexpected TypeName: message"`` (the traceback goes to the ``lab.jobs`` logger at DEBUG level, never to
+  the user or the server log).
 
 ``state`` is one of idle / building / running / paused / stopped / failed / done; ``elapsed``, ``rate``
 (progress units per second, e.g. steps/s) and ``eta`` are read from the ``"progress"`` records and exclude
@@ -64,7 +65,7 @@ def _execute(family, config, save_dir, post, control, keep_result: bool) -> None
         return
     except Exception as err:
         if not isinstance(err, LabError):
-            log.exception("job %s failed", family.name)
+            log.debug("job %s failed", family.name, exc_info=True)
         post({"kind": "failed", "error": error_text(err)})
         return
     status = getattr(result, "status", "finished")
@@ -73,7 +74,7 @@ def _execute(family, config, save_dir, post, control, keep_result: bool) -> None
         saved = str(family.save(result, save_dir)) if save_dir is not None and family.save is not None else None
     except Exception as err:
         if not isinstance(err, LabError):
-            log.exception("job %s: saving failed", family.name)
+            log.debug("job %s: saving failed", family.name, exc_info=True)
         post({"kind": "failed", "error": f"the run {status} but could not be saved: {error_text(err)}"})
         return
     final = {"kind": "done", "status": status, "summary": summary, "saved": saved, "note": ""}
@@ -95,7 +96,7 @@ def _child_main(family_name: str, config: dict, save_dir, out, control, threads=
         cfg = family.config.from_dict(config)
     except Exception as err:
         if not isinstance(err, LabError):
-            log.exception("job %s: the worker process could not start", family_name)
+            log.debug("job %s: the worker process could not start", family_name, exc_info=True)
         out.put({"kind": "failed", "error": error_text(err)})
         return
     _execute(family, cfg, save_dir, out.put, control, keep_result=keep_result)
@@ -336,7 +337,7 @@ class Job:
         try:
             _execute(self.family, self.config, self.save_dir, self._post, self.control, keep_result=True)
         except BaseException as err:  # a failure in _post itself: still end the job
-            log.exception("job %s: the worker thread failed", self.name)
+            log.debug("job %s: the worker thread failed", self.name, exc_info=True)
             self._post({"kind": "failed", "error": error_text(err)})
 
     def _relay_loop(self) -> None:

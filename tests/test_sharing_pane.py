@@ -95,7 +95,8 @@ def test_bad_group_is_an_inline_error(tmp_path):
     pane = SharingDiscovery(results=str(tmp_path), task="group", group="SO(3)")
     assert not pane.start()
     assert pane._error.visible and "permutation group" in pane._error.object
-    assert not pane.running and not pane._start_b.disabled
+    assert not pane.running and not pane._start_b.disabled and pane._stop_b.disabled
+    assert pane._status.object.startswith("**idle**")
 
 
 def test_pause_holds_method_2(tmp_path):

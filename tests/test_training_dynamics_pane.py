@@ -113,6 +113,7 @@ def test_bad_settings_are_an_inline_error(pane):
     assert _wait(pane, lambda: not pane.runner.busy)
     assert pane._error.visible and "unknown group" in pane._error.object and "Traceback" not in pane._error.object
     assert "**failed**" in pane._status.object and not pane._start_b.disabled
+    assert "building" not in pane._status.object  # the worker's last message before it failed is not shown
 
 
 def test_loading_a_run_restores_its_settings(tmp_path):

@@ -10,7 +10,10 @@ runs the runner
   enables Pause/Resume and Stop, and restores them when the job ends;
 * writes the status line: state (building / running / paused / stopped / failed / done), the job's progress
   message, the rate and ETA (paused time excluded), then the pane's own ``detail()`` text;
-* stops the job when the browser session ends (``pn.state.on_session_destroyed``).
+* stops the job when the browser session ends (``pn.state.on_session_destroyed``);
+* fails like every dashboard callback (``lab.dashboard.guard``): whatever raises in a button, the poll or the
+  drawing becomes the inline message, the traceback goes to the log at DEBUG level, and ``settle`` puts the
+  buttons, the locked settings and the status line back in line with the job (idle when none runs).
 
 Outside a server (scripts, tests, benchmarks) there is no periodic callback: call ``poll()`` yourself.
 """
@@ -20,7 +23,8 @@ import logging
 
 import panel as pn
 
-from ..jobs import Job, error_text
+from ..jobs import Job
+from .guard import guarded, report
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +81,9 @@ class JobRunner:
         self._active = False  # from start until the job's final message was handed to the pane
         self._closed = False
         if pause is not None:
-            pause.on_click(lambda e: self.toggle_pause())
+            pause.on_click(guarded(self, "pausing the run")(lambda e: self.toggle_pause()))
         if stop is not None:
-            stop.on_click(lambda e: self.stop(wait=False))
+            stop.on_click(guarded(self, "stopping the run")(lambda e: self.stop(wait=False)))
         self._buttons(False)
         if _in_session():
             pn.state.on_session_destroyed(self._on_session_destroyed)
@@ -115,19 +119,26 @@ class JobRunner:
         try:
             job.start()
         except Exception as err:  # e.g. no worker process could be started: inline, never a traceback
-            log.exception("starting job %s failed", job.name)
+            text = report(None, err, f"starting job {job.name}")
             if self.error is not None:
-                self.error.object = f"could not start: {error_text(err)}"
+                self.error.object = f"could not start: {text}"
                 self.error.visible = True
+            self.settle("starting the run failed")
             return False
         self.job = job
         self._active = True
-        self._set_locked(True)
-        if self.on_start is not None:
-            self.on_start(job)
-        self._write_status()
-        if _in_session() and self._periodic is None:
-            self._periodic = pn.state.add_periodic_callback(self.poll, period=self.period_ms)
+        try:
+            self._set_locked(True)
+            if self.on_start is not None:
+                self.on_start(job)
+            self._write_status()
+            if _in_session() and self._periodic is None:
+                self._periodic = pn.state.add_periodic_callback(self.poll, period=self.period_ms)
+        except Exception:  # nothing would ever drain it: the job is stopped and its messages dropped
+            job.stop()
+            self._active = False
+            self.settle("starting the run failed")
+            raise
         return True
 
     def toggle_pause(self) -> None:
@@ -165,13 +176,41 @@ class JobRunner:
 
     def _on_session_destroyed(self, session_context) -> None:
         self._closed = True
-        if self.job is not None:
-            self.job.stop()  # a process job that does not stop is ended after its grace period
+        try:
+            if self.job is not None:
+                self.job.stop()  # a process job that does not stop is ended after its grace period
+            self._stop_periodic()
+        except Exception:  # nobody is left to see a message
+            log.debug("stopping the job of a closed session failed", exc_info=True)
+
+    def settle(self, note: str = "") -> None:
+        """After a failure: the buttons, the locked settings and the status line agree with the job again.
+
+        A job still running (or whose last messages wait for ``poll``) keeps everything locked and its status
+        line; otherwise the runner is idle: settings unlocked, Start enabled, Pause/Stop disabled, and the status
+        line reads ``**idle** · note``."""
+        job = self.job
+        if self._active and job is not None and (job.running or job.pending):
+            self._set_locked(True)
+            self._write_status()
+            return
+        self._active = False
+        self._set_locked(False)
         self._stop_periodic()
+        if self.progress is not None:
+            self.progress.value = 0
+        if self.status is not None:
+            self.status.object = "**idle**" + (f" · {note}" if note else "")
 
     # ------------------------------------------------------------------ the event loop
     def poll(self) -> int:
-        """Hand every new message to the pane, refresh the status; returns how many messages arrived."""
+        """Hand every new message to the pane, refresh the status; returns how many messages arrived.  Never
+        raises (it is the periodic callback): a failure is shown inline and the runner settles."""
+        with guarded(self, "drawing the run"):
+            return self._poll()
+        return 0
+
+    def _poll(self) -> int:
         job = self.job
         if job is None:
             return 0
@@ -183,24 +222,24 @@ class JobRunner:
             try:
                 self.on_message(msg)
             except Exception as err:  # a drawing failure: inline, and the job goes on
-                log.exception("drawing a %s message failed", msg.get("kind"))
-                if self.error is not None:
-                    self.error.object = f"could not draw the latest results: {error_text(err)}"
-                    self.error.visible = True
+                self._drawing_failed(err, f"drawing a {msg.get('kind')} message")
         if self.after_poll is not None:
             try:
                 self.after_poll(len(messages))
             except Exception as err:
-                log.exception("drawing failed")
-                if self.error is not None:
-                    self.error.object = f"could not draw the latest results: {error_text(err)}"
-                    self.error.visible = True
+                self._drawing_failed(err, "drawing")
         if self._active and not job.running and not job.pending:
             self._active = False
             self._set_locked(False)
             self._stop_periodic()
         self._write_status()
         return len(messages)
+
+    def _drawing_failed(self, err: Exception, action: str) -> None:
+        text = report(None, err, action)
+        if self.error is not None:
+            self.error.object = f"could not draw the latest results: {text}"
+            self.error.visible = True
 
     def _stop_periodic(self) -> None:
         if self._periodic is not None:
@@ -247,10 +286,11 @@ class JobRunner:
             parts.append(str(final["status"]))
         elif final.get("status") == "finished":
             parts.append("finished")
-        if job.message:
-            parts.append(job.message)
-        elif job.total:
-            parts.append(f"{job.done}/{job.total}")
+        if job.running or job.done > 0:  # an ended job's message from before its first step ("building …") is stale
+            if job.message:
+                parts.append(job.message)
+            elif job.total:
+                parts.append(f"{job.done}/{job.total}")
         if job.rate > 0:
             parts.append(f"{job.rate:.3g} {self.unit}/s")
         parts.append(f"{duration(job.elapsed)} elapsed")
@@ -275,6 +315,6 @@ class JobRunner:
             try:
                 extra = self.detail() if self.detail is not None else ""
             except Exception:  # the status line must never take the page down
-                log.exception("the pane's status detail failed")
+                log.debug("the pane's status detail failed", exc_info=True)
                 extra = ""
             self.status.object = self.status_text() + (f"  \n{extra}" if extra else "")

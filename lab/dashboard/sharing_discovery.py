@@ -6,7 +6,9 @@ are built from ``SharingConfig`` and ``MSRConfig``'s declarations.  Start runs t
 through a ``JobRunner`` (a worker process by default, a thread as the fallback); the job saves its own copy of
 the run.  The pane only draws what the records carry ("task" / "step" for method 1, "layer" / "msr" /
 "compare" for method 2) into HoloViews DynamicMaps fed by Pipes, so frames update data in place.  While a run
-goes on, Load and every setting are disabled; loading a run restores its settings.  No mathematics here.
+goes on, Load and every setting are disabled; loading a run restores its settings (only a run listed from the
+pane's own runs directory).  Every callback fails through ``lab.dashboard.guard``: an inline message, the
+buttons and status back to idle, no traceback in the server log.  No mathematics here.
 """
 from __future__ import annotations
 
@@ -19,15 +21,16 @@ import panel as pn
 import param
 
 from ..config import ConfigError
-from ..errors import LabError
 from ..experiments.msr import MSRConfig
+from ..experiments import FAMILIES
 from ..experiments.sharing import SharingConfig, make_task
 from ..jobs import Job
 from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
                                  weights_coloring)
-from ..sharing.store import list_sharing, load_sharing, sharing_dir
+from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .config_params import add_config_params, config_values
+from .guard import guard, guard_settings, guarded
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -85,7 +88,8 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
                                 error=self._error, detail=self._detail, period_ms=FRAME_MS,
                                 after_poll=self._after_poll)
-        self.param.watch(lambda e: self._on_task(reset=True), ["task"])
+        self.param.watch(guarded(self, "switching the task")(lambda e: self._on_task(reset=True)), ["task"])
+        guard_settings(self, self._controls)
         self._on_task(reset=False)
 
     # ------------------------------------------------------------------ layout
@@ -134,7 +138,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._w_pane = pn.pane.HoloViews(None, css_classes=["shr-weights"])
         self._w_dmap((1, 1))
         self._slider = pn.widgets.IntSlider(label="history (snapshot)", start=0, end=1, value=0, width=420)
-        self._slider.param.watch(lambda e: self._send(frame=False), "value")
+        self._slider.param.watch(guarded(self, "scrubbing the history")(lambda e: self._send(frame=False)), "value")
         self._m1 = pn.Column(
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])), self._gt_pane),
             pn.Row(self._w_pane,
@@ -150,7 +154,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
                    pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe]))),
             pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False)
-        self._saved = pn.widgets.Select(label="Saved runs", options=[], width=420)
+        self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
@@ -242,19 +246,16 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             return MSRConfig(task="msr", **config_values(self, MSR_NAMES + COMMON_FIELDS))
         return SharingConfig(**SharingConfig.applicable({"task": self.task, **config_values(self, SHARING_NAMES)}))
 
+    @guard("starting the run", default=False)
     def start(self) -> bool:
         """Start learning; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
-        try:
-            config = self.config()
-            job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
-                      threads=WORKER_THREADS)
-            if self.task == "group":  # parsing is instant: a bad group is reported before any worker starts
-                make_task(config, config.seed)
-        except LabError as err:
-            self._show_error(str(err))
-            return False
+        config = self.config()
+        job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
+                  threads=WORKER_THREADS)
+        if self.task == "group":  # parsing is instant: a bad group is reported before any worker starts
+            make_task(config, config.seed)
         self._error.visible = False
         self.history, self.snapshots, self._summary, self.frames = [], [], {}, []
         self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}
@@ -262,11 +263,13 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
         return self.runner.start(job)
 
+    @guard("pausing the run")
     def toggle_pause(self):
         self.runner.toggle_pause()
 
     _toggle_pause = toggle_pause
 
+    @guard("stopping the run")
     def stop(self, wait: bool = True, timeout: float = 30.0):
         self.runner.stop(wait=wait, timeout=timeout)
 
@@ -333,18 +336,17 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         return text
 
     # ------------------------------------------------------------------ saved runs
+    @guard("listing the saved runs")
     def _refresh_saved(self):
-        self._saved.options = {p.name: str(p) for p in list_sharing(self.results)[:50]}
+        self._list_runs(list_sharing(self.results)[:50])
 
+    @guard("loading the run", default=False)
     def load(self, path) -> bool:
-        """Show a saved run and put its settings back into the controls (not while a run is going on)."""
+        """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
+        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
         if not path or self.runner.busy:
             return False
-        try:
-            run = load_sharing(path)
-        except LabError as err:
-            self._show_error(str(err))
-            return False
+        run = FAMILIES["sharing"].load(self._listed_run(path))  # method 2 runs live in the same store
         self._error.visible = False
         saved = run.meta.get("config") or {}
         cfg, problem = self._restore(saved)
@@ -355,14 +357,10 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self.history = run.history.to_dict("records")
         self.snapshots = list(run.snapshots) if run.snapshots is not None else []
         task = saved.get("task", self.task)
-        try:
-            if task == "msr":
-                self._load_method2(summary)
-            elif "ground_truth" in summary:
-                self._load_method1(summary, cfg)
-        except (LabError, ValueError, TypeError, KeyError) as err:
-            self._show_error(f"{run.path.name}: could not draw it ({err})")
-            return False
+        if task == "msr":
+            self._load_method2(summary)
+        elif "ground_truth" in summary:
+            self._load_method1(summary, cfg)
         self._send(final=True)
         status = run.meta.get("status", "?")
         self._status.object = (f"Loaded `{run.path.name}` ({status})  \n{self._label(saved)}  \n{self._detail()}")

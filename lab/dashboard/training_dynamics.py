@@ -4,8 +4,10 @@ Start runs the ``dynamics`` experiment family (``lab.experiments.dynamics``) as 
 ``JobRunner``: by default in a worker process, so training never competes with drawing for the server's GIL
 (a thread is the fallback, ``worker="thread"``).  The pane only draws what the job's "started" and "records"
 messages carry; the job saves its own copy of the run (finished or stopped) and the pane lists it.  While a
-run goes on, Load and every setting are disabled.  Loading a saved run restores its settings into the
-controls.  The controls are built from ``DynamicsConfig``'s declarations.  No mathematics here.
+run goes on, Load and every setting are disabled.  Loading a saved run (only one listed from the pane's own
+runs directory) restores its settings into the controls.  The controls are built from ``DynamicsConfig``'s
+declarations.  Every callback fails through ``lab.dashboard.guard``: an inline message, the buttons and status
+back to idle, no traceback in the server log.  No mathematics here.
 """
 from __future__ import annotations
 
@@ -21,11 +23,12 @@ from ..config import ConfigError
 from ..dynamics.config import DynamicsConfig
 from ..dynamics.experiments import BUILDERS
 from ..dynamics.metrics import per_layer
-from ..dynamics.store import list_runs, load_run, results_dir
-from ..errors import LabError
+from ..dynamics.store import list_runs, results_dir
+from ..experiments import FAMILIES
 from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
 from .config_params import add_config_params, config_values
+from .guard import guard, guard_settings, guarded
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -91,8 +94,10 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
                                 progress=self._progress, error=self._error, detail=self._detail,
                                 after_poll=self._after_poll)
-        self.param.watch(self._on_experiment, ["experiment"])
-        self.param.watch(lambda e: self._pipe is not None and self._redraw(), ["log_scale"])
+        self.param.watch(guarded(self, "switching the experiment")(self._on_experiment), ["experiment"])
+        self.param.watch(guarded(self, "redrawing")(lambda e: self._pipe is not None and self._redraw()),
+                         ["log_scale"])
+        guard_settings(self, self._controls)
         self._redraw()
 
     # ------------------------------------------------------------------ layout
@@ -132,13 +137,14 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._acc = pn.pane.HoloViews(None)
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
-        self._saved = pn.widgets.Select(label="Saved runs", options=[], width=420)
+        self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
 
     def __panel__(self):
         log = pn.widgets.Checkbox.from_param(self.param.log_scale, label="log-scale y")
+        guard_settings(self, log)
         main = pn.Column(
             self._error, self._progress, self._status,
             pn.Row(self._drift_nom, self._drift_aug), log,
@@ -180,16 +186,13 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
             values["rep"] = None
         return DynamicsConfig(**values)
 
+    @guard("starting the run", default=False)
     def start(self) -> bool:
         """Start training; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
-        try:
-            job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process",
-                      threads=WORKER_THREADS)
-        except LabError as err:
-            self._show_error(str(err))
-            return False
+        job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process",
+                  threads=WORKER_THREADS)
         self._error.visible = False
         self._set_records([])
         self._info = {"experiment": job.config.experiment, "mode": self.worker}
@@ -198,12 +201,15 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self.frames = []
         return self.runner.start(job)
 
+    @guard("pausing the run")
     def pause(self):
         self.runner.pause()
 
+    @guard("resuming the run")
     def resume(self):
         self.runner.resume()
 
+    @guard("stopping the run")
     def stop(self, wait: bool = True, timeout: float = 30.0):
         """Ask the run to stop (it finishes its current mini-batch, saves the run and exits)."""
         self.runner.stop(wait=wait, timeout=timeout)
@@ -302,19 +308,17 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self.frames.append(self._last_draw)
 
     # ------------------------------------------------------------------ saved runs
+    @guard("listing the saved runs")
     def _refresh_saved(self):
-        runs = list_runs(self.results)[:50]
-        self._saved.options = {p.name: str(p) for p in runs}
+        self._list_runs(list_runs(self.results)[:50])
 
+    @guard("loading the run", default=False)
     def load(self, path) -> bool:
-        """Show a saved run and put its settings back into the controls (not while a run is going on)."""
+        """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
+        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
         if not path or self.runner.busy:
             return False
-        try:
-            run = load_run(path)
-        except LabError as err:
-            self._show_error(str(err))
-            return False
+        run = FAMILIES["dynamics"].load(self._listed_run(path))
         self._error.visible = False
         problem = self._restore(run.meta.get("config"))
         if problem:
