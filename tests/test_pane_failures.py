@@ -399,16 +399,17 @@ def _truncate(path, keep=0.5):
     path.write_bytes(data[:int(len(data) * keep)])
 
 
-BROKEN_RUNS = {  # (pane, what was done to the run's files, the text shown)
-    "truncated config.json": (PANES, lambda run: _truncate(run / "config.json"), "is not a saved"),
+BROKEN_RUNS = {  # (pane, what was done to the run's files, the text shown: the typed RunFileError's line)
+    "truncated config.json": (PANES, lambda run: _truncate(run / "config.json"), "config.json: is not valid JSON"),
     "config.json a list": (PANES, lambda run: (run / "config.json").write_text("[1, 2]"),
-                           "unexpected AttributeError"),
-    "config.json emptied": (PANES, lambda run: (run / "config.json").write_text(""), "is not a saved"),
-    "truncated A_history.npz": (["sharing"], lambda run: _truncate(run / "A_history.npz"), "unexpected BadZipFile"),
-    "history.csv gone": (["sharing"], lambda run: (run / "history.csv").unlink(), "is not a saved sharing run"),
+                           "config.json: should hold a JSON object"),
+    "config.json emptied": (PANES, lambda run: (run / "config.json").write_text(""), "config.json: is not valid JSON"),
+    "truncated A_history.npz": (["sharing"], lambda run: _truncate(run / "A_history.npz"),
+                                "A_history.npz: is not a readable npz file"),
+    "history.csv gone": (["sharing"], lambda run: (run / "history.csv").unlink(), "history.csv: missing"),
     "metrics.csv hand-edited": (["training"], lambda run: (run / "metrics.csv").write_text("a,b\n1,2\n"),
-                                "lacks the columns"),
-    "metrics.csv gone": (["training"], lambda run: (run / "metrics.csv").unlink(), "is not a saved dynamics run"),
+                                "field 'strategy': column missing"),
+    "metrics.csv gone": (["training"], lambda run: (run / "metrics.csv").unlink(), "metrics.csv: missing"),
 }
 BROKEN_CASES = [(which, case) for case, (panes, _, _) in BROKEN_RUNS.items() for which in panes]
 
@@ -459,7 +460,7 @@ def test_load_refuses_a_run_the_pane_did_not_list(which, case, tmp_path, monkeyp
     read = []
     real = FAMILIES[loader].load
     monkeypatch.setitem(FAMILIES, loader, dataclasses.replace(
-        FAMILIES[loader], load=lambda path: read.append(path) or real(path)))
+        FAMILIES[loader], load=lambda path, root=None: read.append(path) or real(path, root=root)))
     pane = spec.make(tmp_path / "runs")
     value = OUTSIDE[case](run, other)
     pane._saved.value = value  # e.g. a script, or a value that got past the select

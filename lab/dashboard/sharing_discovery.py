@@ -346,7 +346,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
         if not path or self.runner.busy:
             return False
-        run = FAMILIES["sharing"].load(self._listed_run(path))  # method 2 runs live in the same store
+        run = FAMILIES["sharing"].load(self._listed_run(path), root=self.results)  # method 2 runs live in the same store
         self._error.visible = False
         saved = run.meta.get("config") or {}
         cfg, problem = self._restore(saved)

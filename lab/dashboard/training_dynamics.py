@@ -318,7 +318,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
         if not path or self.runner.busy:
             return False
-        run = FAMILIES["dynamics"].load(self._listed_run(path))
+        run = FAMILIES["dynamics"].load(self._listed_run(path), root=self.results)
         self._error.visible = False
         problem = self._restore(run.meta.get("config"))
         if problem:
