@@ -28,6 +28,7 @@ from ..plots.coloring_mpl import coloring_png
 from ..groups import max_size
 from ..presets import PRESETS, fill_size, has_size
 from .config_params import add_config_params
+from .guard import guard
 
 log = logging.getLogger(__name__)
 
@@ -171,10 +172,12 @@ class BasisExplorer(pn.viewable.Viewer):
             self._n_w.end = max_size(self.group)
         self._validate()
 
+    @guard("applying the preset")
     def _on_preset(self, *_events):
         self._apply_preset()
         self._schedule()
 
+    @guard("applying the change")
     def _on_control(self, *events):
         if self._applying:
             return
@@ -188,6 +191,7 @@ class BasisExplorer(pn.viewable.Viewer):
         self._sync_widgets()
         self._schedule()
 
+    @guard("checking the text")
     def _typed_changed(self, key: str, text: str | None):
         self._typed[key] = text or ""
         self._validate()
@@ -264,6 +268,7 @@ class BasisExplorer(pn.viewable.Viewer):
         else:
             self.refresh()
 
+    @guard("stopping the solve")
     def stop(self):
         """Stop this session's solve (the Stop button)."""
         if self._job is not None:
@@ -380,9 +385,11 @@ class BasisExplorer(pn.viewable.Viewer):
         name = basis_family.slug(solved)
         self._png.filename, self._npz.filename = f"{name}.png", f"{name}.npz"
 
+    @guard("writing the figure")
     def _png_file(self):
         return io.BytesIO(coloring_png(self._result[0])) if self._result else None
 
+    @guard("writing the basis")
     def _npz_file(self):
         if not self._result:
             return None
