@@ -229,17 +229,6 @@ def test_start_when_the_worker_cannot_start(which, tmp_path, monkeypatch, quiet)
     quiet(traceback_logged=True)
 
 
-@pytest.mark.parametrize("failure", list(FAILURES))
-def test_sharing_start_when_make_task_raises(failure, tmp_path, monkeypatch, quiet):
-    exc, text = FAILURES[failure]
-    monkeypatch.setattr(sharing_discovery, "make_task", _failing(exc))
-    pane = SPECS["sharing"].make(tmp_path, task="group")
-    assert not pane.start()
-    assert_inline(pane, text)
-    assert_idle(pane)
-    quiet(traceback_logged=failure == "RuntimeError")
-
-
 BAD_SETTINGS = {  # values every widget accepts that make no valid config
     "sharing": ({"task": "gaussian", "K": 3, "blocks": 5}, "cannot exceed K"),
     "training": ({"strategies": []}, "strateg"),

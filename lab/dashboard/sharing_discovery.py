@@ -254,8 +254,6 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         config = self.config()
         job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
                   threads=WORKER_THREADS)
-        if self.task == "group":  # parsing is instant: a bad group is reported before any worker starts
-            make_task(config, config.seed)
         self._error.visible = False
         self.history, self.snapshots, self._summary, self.frames = [], [], {}, []
         self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}

@@ -45,6 +45,20 @@ class SharingConfig(Config):
             raise ConfigError(f"split (the training fraction r) must be below 1, got {self.split:g}")
         if self.task == "gaussian" and self.blocks > self.K:
             raise ConfigError(f"blocks ({self.blocks}) cannot exceed K ({self.K})")
+        if self.task == "group":  # the texts are parsed and sized here, nothing is built (lab.limits)
+            from .. import limits
+            from ..groups import group_footprint
+            from ..reps.parse import parse_rep
+            from ..reps.rep import dimension_over
+
+            footprint = group_footprint(self.group)
+            if footprint is not None and (footprint.lie or footprint.matrix_generators):
+                raise ConfigError(f"{self.group} is not a permutation group: its equivariant layers are not a "
+                                  "sharing pattern")
+            for text in (self.rep_in, self.rep_out):
+                rep = parse_rep(text)
+                if footprint is not None:
+                    limits.check("rep_size", dimension_over(rep, footprint.d), f"the rep {text} over {self.group}")
 
     def with_defaults(self) -> "SharingConfig":
         """A copy with the task's defaults filled in for steps, lr and restarts."""
