@@ -10,7 +10,7 @@ import numpy as np
 from ..config import Config, ConfigError, option
 from .family import Family, progress_record
 
-from ..sharing.bilevel import DEFAULTS as TASK_DEFAULTS
+from ..sharing.defaults import DEFAULTS as TASK_DEFAULTS
 
 TASKS = tuple(TASK_DEFAULTS)
 

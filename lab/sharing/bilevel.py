@@ -25,13 +25,8 @@ import numpy as np
 import torch
 
 from ..control import Control
+from .defaults import DEFAULTS  # noqa: F401 (re-exported: per-task defaults)
 from .partition import canonical, partition_distance, selection_matrix
-
-#: per-task defaults for settings left as None
-DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop", restarts=3),
-            "conv": dict(steps=600, lr=0.1, optimizer="adam", restarts=3),
-            "group": dict(steps=800, lr=0.1, optimizer="adam", restarts=8),
-            "sum": dict(steps=400, lr=0.1, optimizer="adam", restarts=3)}
 
 
 @dataclass
