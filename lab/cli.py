@@ -274,7 +274,7 @@ class _Interrupts:
         if self.count > 1:
             raise KeyboardInterrupt
         self.control.stop()
-        text = "lab: stopping at the next checkpoint; what was done is kept (Ctrl-C again to abort)"
+        text = "lab: stopping at the next checkpoint (Ctrl-C again to abort)"
         if self.printer is not None:
             self.printer.note(text)
         else:
