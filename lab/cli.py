@@ -5,13 +5,22 @@ Every experiment command (``basis``, ``dynamics``, ``discover``) takes its optio
 A command shared by several families (``discover``: sharing for gaussian/conv/group/sum, msr for msr) picks
 the family whose ``task`` choices hold the ``--task`` given.  Bad input exits with code 2 and one line on
 stderr; Ctrl-C exits with 130.
+
+Long commands (``dynamics``, ``discover``, large ``basis`` solves) show a progress line with an ETA on stderr
+(not with ``--json``; see ``ProgressLine``) and end with ``saved PATH`` for what they wrote.  The first Ctrl-C
+stops a run at its next checkpoint: a run that can stop early (dynamics, discover) is saved with status
+``stopped`` and its summary printed; the exit code is 130 either way.  ``--json`` prints one strict JSON object
+(``strict``: no NaN or Infinity).  Any other failure is one line on stderr and exit code 1.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
+import signal
 import sys
+import threading
 import time
 
 from .errors import LabError
@@ -126,43 +135,122 @@ def _describe(family, given: dict | None, only=None) -> str:
 
 
 class ProgressLine:
-    """``progress`` records as one updating line on stderr, with rate and ETA (after the first second)."""
+    """``progress`` records as a progress line on stderr: the message, the percentage and (once a rate is known)
+    the ETA.
 
-    def __init__(self, stream=sys.stderr, delay: float = 1.0):
-        self.stream, self.delay = stream, delay
-        self.t0 = time.monotonic()
-        self.first = None  # (time, done) of the first record: the rate excludes start-up
-        self.last_print = 0.0
-        self.shown = False
+    On a terminal the line updates in place (``\r``) at most five times a second.  Elsewhere (a pipe, a log file)
+    plain lines are written, at most one every ``interval`` seconds, and the last state when the run ends.
+    Nothing is shown during the first ``delay`` seconds (quick commands print no progress; ``LAB_PROGRESS_DELAY``
+    overrides the one-second default), but a record that arrived meanwhile is shown once the delay is over, even
+    when the next one is minutes away.  The rate excludes start-up: it is measured from the last record before
+    ``done`` first grew (after a long build, say).  ``partial`` (0..1) counts as that much of the next unit.
+    """
+
+    TTY_SECONDS = 0.2  # a terminal's line: at most this often
+
+    def __init__(self, stream=None, delay: float | None = None, interval: float = 5.0, tty: bool | None = None,
+                 clock=time.monotonic, wake: bool = True):
+        """``wake``: a timer shows a record that arrived during the delay once it is over (tests with a fake
+        ``clock`` turn it off)."""
+        self.stream = sys.stderr if stream is None else stream
+        if delay is None:
+            try:
+                delay = float(os.environ.get("LAB_PROGRESS_DELAY", "1"))
+            except ValueError:
+                delay = 1.0
+        if tty is None:
+            isatty = getattr(self.stream, "isatty", None)
+            try:
+                tty = bool(isatty and isatty())
+            except (OSError, ValueError):
+                tty = False
+        self.delay, self.interval, self.tty, self.clock = delay, interval, tty, clock
+        self.t0 = clock()
+        self.base = None  # (time, done) the rate is measured from
+        self.rate = 0.0
+        self.last_print = None
+        self.shown = False  # a line was written (a terminal's line is still open)
+        self.printed = False  # any progress line was ever written
+        self.pending = None  # the newest line not written yet
+        self.closed = False
+        self._lock = threading.RLock()  # a Ctrl-C handler may note() while this thread writes
+        self._timer = None
+        if delay > 0 and wake:
+            self._timer = threading.Timer(delay, self._after_delay)
+            self._timer.daemon = True
+            self._timer.start()
 
     def __call__(self, record: dict) -> None:
         if record.get("kind") != "progress":
             return
-        now = time.monotonic()
-        done, total = record["done"], max(record["total"], 1)
-        if self.first is None:
-            self.first = (now, done)
-        if now - self.t0 < self.delay or now - self.last_print < 0.2 and done < total:
-            return
-        t1, d1 = self.first
-        rate = (done - d1) / (now - t1) if now > t1 and done > d1 else 0.0
-        eta = f" · ETA {_seconds((total - done) / rate)}" if rate > 0 and done < total else ""
-        self.stream.write(f"\r{record.get('message', '')} · {100 * done / total:.0f}%{eta}\033[K")
-        self.stream.flush()
-        self.last_print, self.shown = now, True
+        now = self.clock()
+        total = max(int(record.get("total", 0)), 1)
+        done = min(record.get("done", 0) + record.get("partial", 0.0), total)
+        if self.base is None or done <= self.base[1]:
+            self.base = (now, done)  # no progress yet: the rate's clock starts at the newest such record
+        elif now > self.base[0]:
+            self.rate = (done - self.base[1]) / (now - self.base[0])
+        eta = f" · ETA {_seconds((total - done) / self.rate)}" if self.rate > 0 and done < total else ""
+        line = f"{record.get('message', '')} · {100 * done / total:.0f}%{eta}"
+        with self._lock:
+            if self.closed:
+                return
+            self.pending = line
+            if now - self.t0 < self.delay:
+                return  # the timer shows it once the delay is over
+            gap = self.TTY_SECONDS if self.tty else self.interval
+            if self.last_print is None or now - self.last_print >= gap or (self.tty and done >= total):
+                self._write(now)
 
-    def close(self):
-        if self.shown:
-            self.stream.write("\n")
+    def _after_delay(self) -> None:
+        with self._lock:
+            if not self.closed and self.pending is not None and self.last_print is None:
+                self._write(self.clock())
+
+    def _write(self, now: float) -> None:  # with the lock held
+        if self.tty:
+            self.stream.write(f"\r{self.pending}\033[K")
+        else:
+            self.stream.write(self.pending + "\n")
+        self.stream.flush()
+        self.pending, self.last_print, self.shown, self.printed = None, now, True, True
+
+    def note(self, text: str) -> None:
+        """A line of its own on the stream (e.g. what Ctrl-C does), after ending the terminal's progress line."""
+        with self._lock:
+            if self.tty and self.shown:
+                self.stream.write("\n")
+                self.shown = False
+                self.last_print = None
+            self.stream.write(text + "\n")
             self.stream.flush()
+
+    def close(self) -> None:
+        """End the progress output: the last state (when anything was shown or the delay had passed), and the
+        newline after a terminal's line."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            if self.closed:
+                return
+            now = self.clock()
+            if self.pending is not None and (self.last_print is not None or now - self.t0 >= self.delay):
+                self._write(now)
+            if self.tty and self.shown:
+                self.stream.write("\n")
+                self.stream.flush()
+            self.closed = True
 
 
 def strict(value):
     """A copy of a JSON object with every non-finite number replaced by ``null`` and its reason in a key beside
-    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output."""
+    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output.
+    numpy scalars and arrays become plain numbers and lists (``float32``, ``int64`` are not JSON types)."""
+    value = _plain(value)
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
+            v = _plain(v)
             if isinstance(v, float) and not math.isfinite(v):
                 out[k] = None
                 out[f"{k}_reason"] = "NaN: not a number (e.g. every run diverged)" if v != v else f"{v}: not finite"
@@ -170,35 +258,90 @@ def strict(value):
                 out[k] = strict(v)
         return out
     if isinstance(value, (list, tuple)):
-        return [None if isinstance(v, float) and not math.isfinite(v) else strict(v) for v in value]
+        return [None if isinstance(v, float) and not math.isfinite(v) else strict(v) for v in map(_plain, value)]
     return value
+
+
+def _plain(v):
+    """A numpy scalar or array as the Python number or list it holds (numpy is not imported for this)."""
+    if type(v).__module__ == "numpy" and hasattr(v, "tolist"):
+        return v.tolist()
+    return v
 
 
 def _seconds(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
 
 
+class _Interrupts:
+    """Ctrl-C during a run: the first asks the run to stop at its next checkpoint (it returns what it has, which
+    is then saved with status ``stopped``); a second one aborts at once.  Installed in the main thread only."""
+
+    def __init__(self, control, printer):
+        self.control, self.printer = control, printer
+        self.count = 0
+        self.previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+    def _handle(self, signum, frame):
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+        self.control.stop()
+        text = "lab: stopping at the next checkpoint (Ctrl-C again to abort)"
+        if self.printer is not None:
+            self.printer.note(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+
+def _saved(path, args) -> None:
+    if not args.json:
+        print(f"saved {path}", file=sys.stderr, flush=True)
+
+
 def run_command(command: str, args) -> int:
+    from .control import Control, Stopped
+
     family = pick_family(command, args)
     config = config_from_args(family, args)
     printer = ProgressLine() if not args.json else None
-    try:
-        result = family.run(config, progress=printer)
-    finally:
-        if printer is not None:
-            printer.close()
-    if family.cli_saves and not args.no_save:
+    control = Control()
+    with _Interrupts(control, printer) as interrupts:
         try:
-            path = family.save(result, args.out)
-        except OSError as err:
-            raise LabError(f"cannot save the run under {args.out or 'the results directory'}: {err}") from err
-        if not args.json:
-            print(f"saved {path}", file=sys.stderr)
-    for out in family.outputs:
-        value = getattr(args, out.option.name, None)
-        if value:
-            out.write(result, value)
-    print(json.dumps(strict(family.summary(result)), allow_nan=False) if args.json else family.text(result))
+            result = family.run(config, progress=printer, control=control)
+        except Stopped:  # stopped before it had a result (e.g. a basis solve): nothing to keep
+            raise KeyboardInterrupt from None
+        finally:
+            if printer is not None:
+                printer.close()
+        status = getattr(result, "status", "finished")
+        if family.cli_saves and not args.no_save:
+            try:
+                path = family.save(result, args.out)
+            except OSError as err:
+                raise LabError(f"cannot save the run under {args.out or 'the results directory'}: {err}") from err
+            _saved(f"{path}{' (stopped: a partial run)' if status == 'stopped' else ''}", args)
+        for out in family.outputs:
+            value = getattr(args, out.option.name, None)
+            if value:
+                out.write(result, value)
+                if printer is not None and printer.printed:  # a long command: say where its files went
+                    _saved(value, args)
+        print(json.dumps(strict(family.summary(result)), allow_nan=False) if args.json else family.text(result),
+              flush=True)
+    if interrupts.count:
+        print(f"lab: interrupted{'' if status == 'stopped' else ' after the run had finished'}", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -233,6 +376,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("lab: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:  # a bug or a numerical failure: one line, not a traceback (LAB_DEBUG=1 shows it)
+        if os.environ.get("LAB_DEBUG"):
+            raise
+        from .jobs import error_text
+
+        print(f"lab: error: {error_text(err)} (LAB_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,13 @@ def _isolated_cache(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_results(tmp_path_factory):
+    """Runs the command line saves by default (lab dynamics, lab discover) go to a temporary directory."""
+    os.environ.setdefault("LAB_RESULTS_DIR", str(tmp_path_factory.mktemp("lab-results")))
+    yield
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -118,3 +119,202 @@ def test_presets_are_runnable_command_lines(capsys):
     assert line
     assert main(["basis", "S(4)", "T(2) >> T(2)", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rank"] == 15
+
+
+# ---------------------------------------------------------------------------------------------- long commands
+def strict_loads(text: str):
+    """json.loads that refuses NaN and Infinity (what strict parsers in other languages do)."""
+    def refuse(name):
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_progress_line_plain_lines_with_eta_at_most_every_interval():
+    import io
+
+    from lab.cli import ProgressLine
+    from lab.experiments import progress_record
+
+    clock, stream = FakeClock(), io.StringIO()
+    line = ProgressLine(stream, delay=1.0, interval=5.0, tty=False, clock=clock, wake=False)
+    line(progress_record(0, 10, "building"))  # within the delay: not shown yet
+    assert stream.getvalue() == ""
+    clock.t += 30  # a long build: not counted in the rate
+    line(progress_record(0, 10, "step 0/10"))
+    for step in range(1, 5):
+        clock.t += 2
+        line(progress_record(step, 10, f"step {step}/10"))
+    line(progress_record(4, 10, "step 5/10: half of it", partial=0.5))
+    line.close()
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue() and len(lines) == 3  # first, one 5 s later, the last at the end
+    assert lines[0].startswith("step 0/10 · 0%")
+    assert lines[1] == "step 3/10 · 30% · ETA 14 s"  # 3 steps in 6 s after the build
+    assert lines[2] == "step 5/10: half of it · 45% · ETA 10 s"  # 4.5 steps in 8 s
+
+
+def test_progress_line_on_a_terminal_updates_one_line():
+    import io
+
+    from lab.cli import ProgressLine
+    from lab.experiments import progress_record
+
+    clock, stream = FakeClock(), io.StringIO()
+    line = ProgressLine(stream, delay=0.0, tty=True, clock=clock, wake=False)
+    for step in range(3):
+        clock.t += 1
+        line(progress_record(step, 2, f"step {step}/2"))
+    line.close()
+    text = stream.getvalue()
+    assert text.count("\r") == 3 and text.endswith("step 2/2 · 100%\033[K\n")
+
+
+def test_quick_command_prints_no_progress():
+    import io
+
+    from lab.cli import ProgressLine
+    from lab.experiments import progress_record
+
+    clock, stream = FakeClock(), io.StringIO()
+    line = ProgressLine(stream, delay=1.0, tty=False, clock=clock, wake=False)
+    line(progress_record(0, 1, "solving"))
+    clock.t += 0.01
+    line(progress_record(1, 1, "done"))
+    line.close()
+    assert stream.getvalue() == ""
+
+
+def test_dynamics_shows_progress_and_where_it_saved(tmp_path, capsys, monkeypatch):
+    from lab.dynamics.store import load_run
+
+    monkeypatch.setenv("LAB_PROGRESS_DELAY", "0")
+    code, out, err = run(["dynamics", "--experiment", "custom", "--runs", "1", "--steps", "2", "--strategies",
+                          "nom,equi", "--out", str(tmp_path)], capsys)
+    assert code == 0 and "equi" in out
+    lines = err.splitlines()
+    assert lines[0].startswith("building custom · 0%")
+    assert any(ln.startswith("step 2/2 · 100%") for ln in lines)
+    assert lines[-1].startswith("saved ")
+    saved = lines[-1][len("saved "):]
+    assert load_run(saved).meta["status"] == "finished" and str(tmp_path) in saved
+
+
+def test_discover_saves_and_says_where(tmp_path, capsys, monkeypatch):
+    from lab.sharing.store import load_sharing
+
+    monkeypatch.setenv("LAB_PROGRESS_DELAY", "0")
+    code, out, err = run(["discover", "--task", "gaussian", "--steps", "20", "--out", str(tmp_path)], capsys)
+    assert code == 0 and "partition_distance" in out
+    assert "trial 1, step 0 · 0%" in err and err.splitlines()[-1].startswith("saved ")
+    assert load_sharing(err.splitlines()[-1][len("saved "):]).meta["status"] == "finished"
+    code, out, err = run(["discover", "--task", "gaussian", "--steps", "20", "--no-save"], capsys)
+    assert code == 0 and "saved" not in err
+
+
+@pytest.mark.parametrize("args", [
+    # every run diverges: the losses and distances are NaN
+    ["dynamics", "--experiment", "custom", "--runs", "1", "--steps", "3", "--strategies", "nom,equi",
+     "--lr", "1e300", "--no-save"],
+    # the data overflow: the objective is infinite from the start, the MSE gap NaN, its bound infinite
+    ["discover", "--task", "gaussian", "--sigma", "1e200", "--steps", "5", "--no-save"],
+])
+def test_json_of_a_diverged_run_is_strict(args, capsys):
+    code, out, err = run(args + ["--json"], capsys)
+    assert code == 0 and err == ""
+    assert out.count("\n") == 1  # one object on one line
+    info = strict_loads(out)
+    reasons = [k for k in json.dumps(info).split('"') if k.endswith("_reason")]
+    assert reasons, "the run was expected to diverge"
+    if args[0] == "dynamics":
+        assert info["nom"]["loss"] is None and "NaN" in info["nom"]["loss_reason"]
+        assert info["nom"]["diverged_runs"] == 1
+    else:
+        assert info["gap_bound"] is None and info["diverged_trials"] == 1
+
+
+def test_strict_turns_numpy_values_into_json():
+    import numpy as np
+
+    from lab.cli import strict
+
+    out = strict({"a": np.float32("nan"), "b": np.int64(3), "c": np.array([1.0, np.inf]), "d": [{"e": np.nan}]})
+    assert strict_loads(json.dumps(out, allow_nan=False)) == {
+        "a": None, "a_reason": "NaN: not a number (e.g. every run diverged)", "b": 3, "c": [1.0, None],
+        "d": [{"e": None, "e_reason": "NaN: not a number (e.g. every run diverged)"}]}
+
+
+def _interrupt(args, tmp_path, first_line: str):
+    """Run ``lab ARGS`` in a subprocess, send SIGINT once its stderr shows ``first_line``; (code, stdout, stderr)."""
+    import signal
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "LAB_PROGRESS_DELAY": "0", "LAB_RESULTS_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "lab", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=root)
+    head = []
+    try:
+        while True:
+            line = proc.stderr.readline()
+            head.append(line)
+            if not line or line.startswith(first_line):
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=600)  # a hang guard, not a speed requirement
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, out, "".join(head) + err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_ctrl_c_stops_dynamics_saves_the_partial_run_and_exits_130(tmp_path):
+    from lab.dynamics.store import load_run
+
+    code, out, err = _interrupt(["dynamics", "--experiment", "custom", "--runs", "1", "--steps", "1000000",
+                                 "--strategies", "nom"], tmp_path, "building")
+    assert code == 130, err
+    assert "Traceback" not in err and "lab: interrupted" in err
+    saved = next(ln for ln in err.splitlines() if ln.startswith("saved "))
+    assert saved.endswith("(stopped: a partial run)")
+    run_dir = saved[len("saved "):].split(" (")[0]
+    loaded = load_run(run_dir)
+    assert loaded.meta["status"] == "stopped" and loaded.meta["steps_done"] < 1000000
+    assert "nom" in out  # the partial run's summary
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_ctrl_c_stops_discover_and_keeps_the_run(tmp_path):
+    from lab.sharing.store import load_sharing
+
+    code, out, err = _interrupt(["discover", "--task", "gaussian", "--steps", "10000000"], tmp_path, "trial 1")
+    assert code == 130 and "Traceback" not in err and "lab: interrupted" in err
+    assert "partition_distance" in out  # the best restart so far, snapped
+    runs = list((tmp_path / "sharing").iterdir())
+    assert len(runs) == 1 and load_sharing(runs[0]).meta["status"] == "stopped"
+    assert f"saved {runs[0]} (stopped: a partial run)" in err
+
+
+def test_a_record_from_the_delay_is_shown_when_it_is_over():
+    import io
+
+    from lab.cli import ProgressLine
+    from lab.experiments import progress_record
+
+    stream = io.StringIO()
+    line = ProgressLine(stream, delay=0.05, tty=False)
+    line(progress_record(0, 5, "building"))  # and then nothing for a long time
+    deadline = time.monotonic() + 60  # a hang guard: the timer fires after 0.05 s
+    while not stream.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    line.close()
+    assert stream.getvalue() == "building · 0%\n"

@@ -2,8 +2,28 @@
 
 ``experiments`` builds the tasks, ``model`` the batched MLP, ``projection`` Π_E, ``action`` the group acting
 on data, ``train`` the four strategies, ``store`` saving and loading runs.
+
+The names below are loaded on first use (``from lab.dynamics import Trainer`` works as always): the torch-free
+``config`` module is what the command line and the panes read first, and importing it must not import torch.
 """
-from .experiments import EXPERIMENTS, RELDIM_GROUPS, build
-from .train import STRATEGIES, DynamicsConfig, Trainer, run_dynamics
+from __future__ import annotations
+
+import importlib
+
+#: public name -> the submodule that defines it
+_LAZY = {"EXPERIMENTS": "experiments", "RELDIM_GROUPS": "experiments", "build": "experiments",
+         "STRATEGIES": "config", "DynamicsConfig": "config", "Trainer": "train", "run_dynamics": "train"}
 
 __all__ = ["EXPERIMENTS", "RELDIM_GROUPS", "STRATEGIES", "DynamicsConfig", "Trainer", "build", "run_dynamics"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -123,8 +123,20 @@ class Trainer:
         correct = ((out > 0) == (target > 0.5)).flatten(1).sum(1, dtype=torch.float64)
         return loss, correct, out[0, 0].numel()
 
-    def gradient(self, strategy: str, params=None, alive=None, control: Control | None = None):
-        """(gradient list, per-run loss, per-run accuracy) of ``strategy`` at ``params`` (default: current)."""
+    def passes(self, strategy: str) -> int:
+        """Passes over the data one gradient of ``strategy`` makes (augmented: one per augmentation)."""
+        if strategy not in ("aug", "aug_penalty"):
+            return 1
+        return self._exact[0] if self._exact is not None else self.config.aug_passes
+
+    @property
+    def batches_per_step(self) -> int:
+        """Mini-batch passes of one training step, all strategies together (the unit of ``on_batch``)."""
+        return sum(self.passes(s) for s in self.config.strategies) * len(self.batches)
+
+    def gradient(self, strategy: str, params=None, alive=None, control: Control | None = None, on_batch=None):
+        """(gradient list, per-run loss, per-run accuracy) of ``strategy`` at ``params`` (default: current);
+        ``on_batch()`` after every mini-batch."""
         params = self.params[strategy] if params is None else params
         alive = torch.ones(self.R, dtype=torch.bool, device=self.device) if alive is None else alive
         P = [p.detach().clone().requires_grad_(True) for p in params]
@@ -158,6 +170,8 @@ class Trainer:
                 loss_sum += w * loss.detach()
                 correct += right
                 seen += per_item * (sl.stop - sl.start)
+                if on_batch is not None:
+                    on_batch()
         grads = [p.grad for p in P]
         if strategy == "equi":
             grads = self.model.project(grads)
@@ -167,13 +181,21 @@ class Trainer:
         return grads, loss_sum, correct / seen
 
     # ------------------------------------------------------------------ stepping
-    def train_step(self, control: Control | None = None) -> list[dict]:
-        """One gradient step for every strategy; returns the step's records (raises Stopped mid-step)."""
+    def train_step(self, control: Control | None = None, on_batch=None) -> list[dict]:
+        """One gradient step for every strategy; returns the step's records (raises Stopped mid-step).
+        ``on_batch(trainer, fraction)``: after every mini-batch, with the fraction of the step done."""
         t0 = time.perf_counter()
         lr = self.config.lr
         results = {}
+        tick = None
+        if on_batch is not None:
+            done, total = [0], max(self.batches_per_step, 1)
+
+            def tick():
+                done[0] += 1
+                on_batch(self, done[0] / total)
         for s in self.config.strategies:
-            grads, loss, acc = self.gradient(s, alive=self.alive[s], control=control)
+            grads, loss, acc = self.gradient(s, alive=self.alive[s], control=control, on_batch=tick)
             results[s] = (grads, loss, acc)
         self.step += 1
         losses = {}
@@ -219,12 +241,13 @@ class Trainer:
         self.records.extend(new)
         return new
 
-    def run(self, on_step=None, control: Control | None = None) -> bool:
-        """Train ``config.steps`` steps (or until stopped); ``on_step(trainer, records)`` after each step.
+    def run(self, on_step=None, control: Control | None = None, on_batch=None) -> bool:
+        """Train ``config.steps`` steps (or until stopped); ``on_step(trainer, records)`` after each step,
+        ``on_batch(trainer, fraction of the step)`` after every mini-batch (see ``train_step``).
         Returns True when all steps ran, False when stopped (a step stopped half-way is not counted)."""
         while self.step < self.config.steps:
             try:
-                records = self.train_step(control=control)
+                records = self.train_step(control=control, on_batch=on_batch)
             except Stopped:
                 return False
             if on_step is not None:

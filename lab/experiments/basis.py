@@ -131,7 +131,8 @@ def run(config: BasisConfig, progress=None, control=None) -> BasisResult:
 
     config = config.validate()
     rep, text_in, text_out = build_rep(config)
-    device = str(pick_device(config.device))
+    if config.device.lower() not in ("auto", "cpu"):
+        pick_device(config.device)  # an unknown name, or CUDA on a machine without it: refused before any work
 
     def report(fraction, message):
         if control is not None:
@@ -139,8 +140,12 @@ def run(config: BasisConfig, progress=None, control=None) -> BasisResult:
         if progress is not None:
             progress(progress_record(round(1000 * fraction), 1000, message))
 
-    sol = rep.solve(solver=config.solver, device=device, memory_limit=config.memory_limit, cache=config.cache,
-                    progress=report)
+    sol = rep.solve(solver=config.solver, device=config.device, memory_limit=config.memory_limit,
+                    cache=config.cache, progress=report)
+    # where the solve ran: torch's device for the krylov and subgroup solvers; orbit and dense solve in numpy on
+    # the CPU (and never import torch, which keeps ``lab basis`` of a small rep fast to start)
+    torch_solve = any(b.solver in ("krylov", "subgroup") for b in sol.blocks)
+    device = str(pick_device(config.device)) if torch_solve else "cpu"
     return BasisResult(config, sol, text_in, text_out, device)
 
 

@@ -3,10 +3,14 @@
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from ..dynamics.config import DynamicsConfig
 from .family import Family, progress_record
+
+#: within a training step, a progress record at most this often (seconds)
+PARTIAL_SECONDS = 1.0
 
 
 @dataclass
@@ -36,13 +40,26 @@ def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
           "dim_ratio": trainer.dim_ratio, "device": str(trainer.device), "experiment": trainer.exp.description,
           "records": list(trainer.records)})
 
+    # the clock of the progress ETAs starts here, after the build (which can take long: data, bases)
+    emit(progress_record(0, config.steps, f"step 0/{config.steps}"))
+    last = [time.monotonic()]
+
     def on_step(tr, records):
         dead = sum(x is not None for v in tr.diverged_at.values() for x in v)
         emit({"kind": "records", "records": records, "step": tr.step, "total": tr.config.steps,
               "steps_per_second": tr.steps_per_second, "diverged": dead})
         emit(progress_record(tr.step, tr.config.steps, f"step {tr.step}/{tr.config.steps}"))
+        last[0] = time.monotonic()
 
-    finished = trainer.run(on_step=on_step, control=control)
+    def on_batch(tr, fraction):
+        # a step can take minutes (paper scale): report how far it has got, at most every PARTIAL_SECONDS
+        now = time.monotonic()
+        if now - last[0] >= PARTIAL_SECONDS and fraction < 1:
+            last[0] = now
+            emit(progress_record(tr.step, tr.config.steps, f"step {tr.step + 1}/{tr.config.steps}: "
+                                 f"{100 * fraction:.0f}% of its batches", partial=fraction))
+
+    finished = trainer.run(on_step=on_step, control=control, on_batch=on_batch)
     return DynamicsResult(config, trainer, "finished" if finished else "stopped")
 
 

@@ -7,7 +7,8 @@ builds a sub-command from it, a dashboard pane builds its widgets from ``family.
 The run protocol: ``family.run(config, progress=None, control=None) -> result``.
 
 * ``progress(record)`` receives plain dicts (picklable: they may cross a process boundary).  Every family sends
-  ``{"kind": "progress", "done": k, "total": n, "message": text}`` (what progress bars and ETAs read) and
+  ``{"kind": "progress", "done": k, "total": n, "message": text}`` (what progress bars and ETAs read; with
+  ``"partial": 0..1`` while a long unit is under way) and
   records of its own kinds (training metrics, snapshots of A, …) that its pane draws.
 * ``control`` (``lab.control.Control``) is checked at a fine grain: pause waits, stop ends the run early.  A
   stopped run still returns its result, with ``result.status == "stopped"``, so that it can be saved.
@@ -51,5 +52,10 @@ class Family:
     outputs: tuple[Output, ...] = ()
 
 
-def progress_record(done: int, total: int, message: str = "") -> dict:
-    return {"kind": "progress", "done": int(done), "total": int(total), "message": message}
+def progress_record(done: int, total: int, message: str = "", partial: float | None = None) -> dict:
+    """A ``progress`` record; ``partial`` (0..1, optional): how far the unit after ``done`` has got, for units
+    that take long (a training step of minutes), so that progress lines move and ETAs update within it."""
+    record = {"kind": "progress", "done": int(done), "total": int(total), "message": message}
+    if partial is not None:
+        record["partial"] = min(max(float(partial), 0.0), 1.0)
+    return record

@@ -126,7 +126,7 @@ def save(result: MSRRunResult, directory=None):
 
 FAMILY = Family(
     name="msr", title="Meta-learned sharing", config=MSRConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir,
+    save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="meta-learn a symmetry matrix U with sparsity (Zhou et al.; MSR report)",
     description="MAML over locally connected task families; test loss with and without sparsity and of a fully "
                 "connected meta-learner.")

@@ -10,7 +10,7 @@ import numpy as np
 from ..config import Config, ConfigError, option
 from .family import Family, progress_record
 
-from ..sharing.bilevel import DEFAULTS as TASK_DEFAULTS
+from ..sharing.defaults import DEFAULTS as TASK_DEFAULTS
 
 TASKS = tuple(TASK_DEFAULTS)
 
@@ -137,6 +137,9 @@ def summary(result: SharingRunResult) -> dict:
     if rs[0].test_loss is not None:
         out["test_loss"] = float(np.mean([r.test_loss for r in rs]))
         out["gt_test_loss"] = float(np.mean([r.gt_test_loss for r in rs]))
+    diverged = sum(bool(getattr(r, "diverged", False)) for r in rs)
+    if diverged:
+        out["diverged_trials"] = diverged  # their losses may be NaN or infinite (null in --json)
     if len(rs) == 1:
         out["labels"] = rs[0].labels.tolist()
         out["ground_truth"] = result.tasks[0].gt.tolist()
@@ -176,6 +179,6 @@ def results_dir(directory=None):
 
 FAMILY = Family(
     name="sharing", title="Sharing discovery", config=SharingConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir,
+    save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="learn a parameter-sharing matrix A from data (Yeh et al.)",
     description="Bi-level learning of vec(W) = A psi; reports the partition distance to the truth.")

@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from scipy import stats
 
 from ..errors import GroupError
 from .base import Footprint, Group
 from .permutation import _check_n
+
+
+def _stats():
+    """``scipy.stats`` (Haar-random samples), imported on first use: it costs ~0.3 s at start-up."""
+    from scipy import stats
+
+    return stats
 
 
 def _rot2(theta: float) -> np.ndarray:
@@ -89,7 +95,7 @@ class SO(Group):
         return _signed_perm_group([_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)], n, f"hyperoctahedral+({n})")
 
     def _sample_one(self, rng):
-        return np.eye(1) if self.d == 1 else stats.special_ortho_group.rvs(self.d, random_state=rng)
+        return np.eye(1) if self.d == 1 else _stats().special_ortho_group.rvs(self.d, random_state=rng)
 
 
 class O(Group):
@@ -115,7 +121,7 @@ class O(Group):
     def _sample_one(self, rng):
         if self.d == 1:
             return np.array([[rng.choice([-1.0, 1.0])]])
-        return stats.ortho_group.rvs(self.d, random_state=rng)
+        return _stats().ortho_group.rvs(self.d, random_state=rng)
 
 
 _ETA = np.diag([-1.0, 1.0, 1.0, 1.0])  # Minkowski metric, signature (-,+,+,+), time first
@@ -153,7 +159,7 @@ class SO13p(Group):
 
     def _sample_one(self, rng):
         R = np.eye(4)
-        R[1:, 1:] = stats.special_ortho_group.rvs(3, random_state=rng)
+        R[1:, 1:] = _stats().special_ortho_group.rvs(3, random_state=rng)
         n = rng.normal(size=3)
         B = np.zeros((4, 4))
         B[0, 1:] = B[1:, 0] = n / np.linalg.norm(n) * rng.normal()
@@ -259,7 +265,7 @@ class U(Group):
     def _sample_one(self, rng):
         if self.d == 1:
             return np.array([[np.exp(2j * np.pi * rng.random())]])
-        return stats.unitary_group.rvs(self.d, random_state=rng)
+        return _stats().unitary_group.rvs(self.d, random_state=rng)
 
 
 class SU(Group):
@@ -276,5 +282,5 @@ class SU(Group):
         super().__init__(lie=_unitary_algebra(n, traceless=True), d=n, name=f"SU({n})")
 
     def _sample_one(self, rng):
-        u = stats.unitary_group.rvs(self.d, random_state=rng)
+        u = _stats().unitary_group.rvs(self.d, random_state=rng)
         return u / np.linalg.det(u) ** (1 / self.d)

@@ -1,6 +1,24 @@
 """Sharing discovery: learn how a layer's weights share parameters, vec(W) = A ψ (Yeh et al.), and the
-meta-learned symmetry matrix vec(W) = U v with sparsity (Zhou et al.; the MSR report)."""
-from .bilevel import SharingResult, learn_sharing
-from .partition import partition_distance
+meta-learned symmetry matrix vec(W) = U v with sparsity (Zhou et al.; the MSR report).
+
+The names below are loaded on first use (``from lab.sharing import learn_sharing`` works as always), so that
+the torch-free ``defaults`` module can be read without importing torch."""
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {"SharingResult": "bilevel", "learn_sharing": "bilevel", "partition_distance": "partition"}
 
 __all__ = ["SharingResult", "learn_sharing", "partition_distance"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -7,6 +7,8 @@ A ψ*(A) plus penalties, minimised over the logits; the hypergradient is autogra
 
 ``entropy`` (default 1e-2) pushes every row towards a single 1 (a hard partition), ``nuclear`` (default 1e-2)
 towards few columns in use (low rank; the true nuclear norm, ``torch.linalg.matrix_norm(A, "nuc")``).
+An objective or logits that stop being finite (a huge learning rate or noise level) end the optimisation there,
+with ``diverged`` set; the last finite logits are snapped as usual.
 Random restarts run as one batch; the restart with the lowest final validation loss is kept, A is snapped to
 argmax per row and ψ refitted on train + validation.
 
@@ -25,13 +27,8 @@ import numpy as np
 import torch
 
 from ..control import Control
+from .defaults import DEFAULTS  # noqa: F401 (re-exported: per-task defaults)
 from .partition import canonical, partition_distance, selection_matrix
-
-#: per-task defaults for settings left as None
-DEFAULTS = {"gaussian": dict(steps=400, lr=2e-2, optimizer="rmsprop", restarts=3),
-            "conv": dict(steps=600, lr=0.1, optimizer="adam", restarts=3),
-            "group": dict(steps=800, lr=0.1, optimizer="adam", restarts=8),
-            "sum": dict(steps=400, lr=0.1, optimizer="adam", restarts=3)}
 
 
 @dataclass
@@ -46,6 +43,7 @@ class SharingResult:
     mse_gap: float | None = None
     test_loss: float | None = None
     gt_test_loss: float | None = None
+    diverged: bool = False  # the objective or the logits stopped being finite: optimisation ended there
 
     @property
     def steps_per_second(self) -> float:
@@ -123,9 +121,18 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
                     on_step(rec, A)
         if step == steps:
             break
+        if not bool(torch.isfinite(obj).all()):
+            result.diverged = True  # an overflowing loss: its gradient would make the logits NaN
+            break
         opt.zero_grad()
         obj.sum().backward()
+        previous = logits.detach().clone()
         opt.step()
+        if not bool(torch.isfinite(logits).all()):
+            with torch.no_grad():
+                logits.copy_(previous)  # keep the last finite logits
+            result.diverged = True
+            break
         result.steps = step + 1
     result.seconds = time.perf_counter() - t0
     with torch.no_grad():

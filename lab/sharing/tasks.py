@@ -80,7 +80,8 @@ class GaussianTask:
         return means[labels]
 
     def mse(self, theta_hat) -> float:
-        return float(((np.asarray(theta_hat) - self.theta_gt) ** 2).sum())
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverged run's estimate: inf or NaN, no warning
+            return float(((np.asarray(theta_hat) - self.theta_gt) ** 2).sum())
 
     def mse_gap(self, labels) -> float:
         """MSE(θ̂_val) − MSE(θ̂_gt): the learned partition against the true one, both refitted on all of D."""
@@ -90,7 +91,8 @@ class GaussianTask:
         """The poster's upper bound on the MSE gap (holds with probability 1 − α, α < exp(−K/10))."""
         alpha = math.exp(-self.K / 10) if alpha is None else alpha
         r, n = self.split, self.samples
-        return self.sigma ** 2 * ((1 - r) / (r * n) * (self.blocks - 1) - 40 * math.log(alpha) / ((1 - r) * n))
+        var = self.sigma * self.sigma  # not sigma ** 2: a float power raises OverflowError, a product gives inf
+        return var * ((1 - r) / (r * n) * (self.blocks - 1) - 40 * math.log(alpha) / ((1 - r) * n))
 
 
 @dataclass

@@ -8,13 +8,15 @@ each tensor axis with the matrices of that axis's factor (``Leaf.generators``),
 ``(A (x) B) vec(W) = vec(A W B^T)``.  Two refinements over the plain algorithm, both
 standard for quadratics: the step size comes from a power-iteration estimate of ||C^T C||, and a
 heavy-ball momentum term speeds convergence from O(kappa) to O(sqrt(kappa)) iterations.
+
+torch is imported inside the functions that compute, so importing the solvers (and the ``lab`` command line)
+stays light.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import torch
 
 from ..errors import SolverError
 from . import memory
@@ -27,6 +29,8 @@ class StructuredConstraints:
 
     def __init__(self, group, factors, device, dtype, discrete=None, lie=None):
         """``discrete``/``lie``: indices of the generators to use (default: all of them)."""
+        import torch
+
         self.dims = tuple(f.size for f in factors)
         t = lambda a: torch.tensor(np.asarray(a), dtype=dtype, device=device)  # noqa: E731  (a copy: leaves' arrays are read-only)
         keep_d = range(group.num_discrete) if discrete is None else discrete
@@ -36,6 +40,8 @@ class StructuredConstraints:
         self.lie = [[t(lie_[i]) for _, lie_ in mats] for i in keep_l]
 
     def _axis(self, M, X, a):
+        import torch
+
         r = X.shape[0]
         Xv = X.reshape(r * math.prod(self.dims[:a]), self.dims[a], math.prod(self.dims[a + 1:]))
         return torch.matmul(M, Xv).reshape(X.shape)
@@ -46,6 +52,8 @@ class StructuredConstraints:
         return X
 
     def _drho(self, mats, X, adjoint=False):
+        import torch
+
         out = torch.zeros_like(X)
         for a, M in enumerate(mats):
             out += self._axis(M.conj().T if adjoint else M, X, a)
@@ -57,6 +65,8 @@ class StructuredConstraints:
 
     def normal(self, X):
         """C^H C X = sum_i C_i^H C_i X."""
+        import torch
+
         out = torch.zeros_like(X)
         for m in self.discrete:
             Y = self._rho(m, X) - X
@@ -68,6 +78,8 @@ class StructuredConstraints:
 
 def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_iter=20000,
                  r_start=16, seed=0, progress=None) -> np.ndarray:
+    import torch
+
     dims = tuple(f.size for f in factors)
     n = math.prod(dims)
     np_dtype = np.result_type(group.dtype, *(f.dtype for f in factors))

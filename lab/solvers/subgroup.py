@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-import torch
 
 from . import memory
 from .krylov import StructuredConstraints
@@ -26,6 +25,8 @@ RANK_RTOL = 1e-9  # on eigenvalues of the Gram matrix, i.e. 3e-5 on singular val
 
 
 def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, progress=None) -> np.ndarray:
+    import torch  # here, not at the top: importing the solvers stays light
+
     H = group.finite_subgroup
     k = len(factors)
     dims = tuple(f.size for f in factors)
