@@ -46,6 +46,7 @@ STRUCT_S_PER_ENTRY = 2.5e-9  # one generator applied along one axis, per tensor 
 EIGH_S_PER_R3 = 1.5e-10
 KRYLOV_ITERS = 400  # typical heavy-ball iterations to 1e-12 (rounded up from the calibration cases)
 FIXED_S = 2e-3  # Python overhead of any solve
+KRYLOV_FIXED_S = 0.1  # 50 power iterations and at least 25 steps, even for a tiny block (bench: 0.1-0.4 s)
 
 BURNSIDE_CAP = 5000  # enumerate at most this many group elements for a rank bound
 
@@ -153,7 +154,7 @@ def orbit_cost(group, m: int) -> Cost:
 def dense_cost(group, m: int, dims, itemsize: int, rank: int | None) -> Cost:
     n_c = group.num_discrete + group.num_lie
     k = max(len(dims), 1)
-    sec = (FIXED_S + DENSE_S_PER_FLOP_M3 * float(m) ** 3 * (n_c + DENSE_SVD_STEPS)
+    sec = (2 * FIXED_S + DENSE_S_PER_FLOP_M3 * float(m) ** 3 * (n_c + DENSE_SVD_STEPS)
            + KRON_S_PER_ENTRY * k * float(m) ** 2 * n_c)
     return Cost("dense", sec, memory.dense_bytes(m, n_c, itemsize, rank))
 
@@ -164,7 +165,7 @@ def subgroup_cost(group, m: int, dims, itemsize: int, r_h: int | None) -> Cost:
     rh = r_h if r_h is not None else m  # unknown: as if nothing were saved
     kept_lie = 1 if group.num_lie else 0  # usually one Lie generator is enough (see subgroup.py)
     n_ops = kept_lie + group.num_discrete
-    sec = (2 * FIXED_S + ORBIT_S_PER_EDGE * 2 * m * n_gen + ORBIT_S_PER_NODE * 2 * m
+    sec = (FIXED_S + ORBIT_S_PER_EDGE * 2 * m * n_gen + ORBIT_S_PER_NODE * 2 * m
            + rh * _structured_row_seconds(m, dims, n_ops) + EIGH_S_PER_R3 * float(rh) ** 3)
     return Cost("subgroup", sec, memory.subgroup_bytes(m, n_gen, rh, rh, itemsize),
                 "" if r_h is not None else "subgroup rank unknown")
@@ -184,7 +185,7 @@ def krylov_cost(group, m: int, dims, itemsize: int, rank: int | None) -> Cost:
     r = krylov_rows(rank, m)
     n_ops = group.num_discrete + group.num_lie
     doublings = 1 + max(0, int(math.log2(max(r, 16) / 16)))
-    sec = FIXED_S + KRYLOV_ITERS * doublings * r * _structured_row_seconds(m, dims, n_ops)
+    sec = KRYLOV_FIXED_S + KRYLOV_ITERS * doublings * r * _structured_row_seconds(m, dims, n_ops)
     return Cost("krylov", sec, memory.krylov_bytes(m, r, itemsize, rank if rank is not None else r),
                 "" if rank is not None else "rank unknown: rows beyond 16 are checked as they are added")
 
