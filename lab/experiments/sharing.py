@@ -80,6 +80,27 @@ def make_task(config: SharingConfig, seed: int):
     return sum_task(positions=config.positions, seed=seed)
 
 
+def memory_bytes(config: SharingConfig) -> int | None:
+    """What a run of ``config`` allocates at most (bytes, an exact int from the settings; None where not
+    estimated: the small fixed-size tasks)."""
+    from ..sharing.tasks import group_task_bytes
+
+    if config.task != "group":
+        return None
+    config = config.with_defaults()
+    return group_task_bytes(config.group, config.rep_in, config.rep_out, restarts=config.restarts)
+
+
+def check_memory(config: SharingConfig, limit=None) -> None:
+    """Refuse a run whose estimate is over the memory limit (``lab.solvers.memory``) before building anything."""
+    from ..solvers import memory
+
+    need = memory_bytes(config)
+    if need is not None:
+        memory.check(f"the group task {config.rep_in} >> {config.rep_out} of {config.group} "
+                     f"({config.restarts} restarts)", need, memory.memory_limit(limit))
+
+
 @dataclass
 class SharingRunResult:
     config: SharingConfig
@@ -100,6 +121,7 @@ def run(config: SharingConfig, progress=None, control=None) -> SharingRunResult:
     from ..sharing.tasks import weight_shape
 
     config = config.validate().with_defaults()
+    check_memory(config)
     emit = progress or (lambda record: None)
     out = SharingRunResult(config)
     total = config.trials * config.steps

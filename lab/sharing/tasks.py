@@ -227,6 +227,33 @@ def group_task(group: str = "Z(4)", rep_in: str = "V", rep_out: str = "V", train
                       info={"group": str(G), "rep_in": rep_in, "rep_out": rep_out, "W": W})
 
 
+def group_task_bytes(group: str = "Z(4)", rep_in: str = "V", rep_out: str = "V", train: int = 60, val: int = 100,
+                     restarts: int = 0) -> int:
+    """Bytes the group task allocates (an upper bound, exact Python ints), from the sizes alone: parsing the group
+    and the reps builds nothing large.  Building (``group_task``): the orbit solve of ``rep_in >> rep_out`` (K
+    entries), the data X, Y and the regression features Φ, (n, out, K) float64, with the squares the task
+    sums over each split.  Learning (``restarts`` > 0, ``learn_sharing``): per restart the logits, A, Adam's two
+    moments, the gradient and the autograd graph of the closed form: M = Φ(A ⊗ I) for both splits
+    ((n_split·out) x K) and the K x K matrices MᵀM, Q(A), the solve's G (each float64); calibrated on
+    Z(4)*Z(4) V>>V and C4Grid(3) V>>V with peak RSS in a subprocess."""
+    from ..groups import parse_group
+    from ..reps.parse import parse_rep
+    from ..solvers import memory
+
+    G = parse_group(group)
+    a, b = parse_rep(rep_in, G), parse_rep(rep_out, G)
+    K, out, n = a.size * b.size, b.size, train + val + 200
+    signed = bool(G.num_discrete) and bool(np.any(G.perms[1] < 0))
+    solve = memory.orbit_bytes(K, max(G.num_discrete, 1), signed)
+    data = 8 * n * (2 * a.size + 3 * out) + 8 * K * 6
+    phi = 8 * n * out * K + 8 * max(train, val) * out * K
+    build = solve + data + phi
+    if restarts <= 0:
+        return build
+    learn = restarts * (8 * 24 * K * K + 8 * 6 * (train + val) * out * K)
+    return build + learn
+
+
 def number_words(count: int, positions: int, rng) -> tuple[list[str], np.ndarray]:
     """Sequences of 2..positions number words ("one, five") and their digit arrays (0 = no word)."""
     texts, digits = [], np.zeros((count, positions), dtype=np.int64)

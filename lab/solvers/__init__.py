@@ -7,8 +7,8 @@ Solvers (``solver=``):
 * ``krylov`` -- iterative nullspace (thesis Algorithm 1) in torch for large blocks (``lab.solvers.krylov``);
 * ``subgroup`` -- for Lie groups with a known finite signed-permutation subgroup: the orbit basis of the
   subgroup, then the remaining constraints solved inside it (``lab.solvers.subgroup``);
-* ``auto``   -- orbit where it applies, else dense up to ``DENSE_MAX`` entries per block, else subgroup
-  where the group has one, else krylov.
+* ``auto``   -- orbit where it applies, else the method with the fewest estimated seconds whose estimated
+  bytes fit the memory limit (the cost model of ``lab.solvers.cost``).
 
 A representation is split into its tensor blocks (thesis section 2.5.1); every distinct block is solved
 once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).  The dense and Krylov
@@ -31,6 +31,7 @@ from ..errors import SolverError
 from ..reps.block import factors_to_text
 from ..reps.rep import DualRep, set_solver
 from . import cache as _cache
+from . import cost as _cost
 from . import memory
 from .dense import dense_basis
 from .krylov import krylov_basis
@@ -113,7 +114,7 @@ def _block_dtype(group, factors):
     return np.result_type(group.dtype, *(f.dtype for f in factors))
 
 
-def _choose(group, solver: str, factors, size: int) -> str:
+def _choose(group, solver: str, factors, size: int, limit=None) -> str:
     if solver not in SOLVERS:
         raise SolverError(f"unknown solver {solver!r}: choose one of {', '.join(SOLVERS)}")
     base = _base_only(factors)
@@ -127,25 +128,34 @@ def _choose(group, solver: str, factors, size: int) -> str:
         raise SolverError(f"the subgroup solver needs a known finite subgroup; {group} has none (use krylov)")
     if solver != "auto":
         return solver
+    return _auto_plan(group, factors, size, memory.memory_limit(limit)).method
+
+
+def _applicable(group, factors) -> list[str]:
+    base = _base_only(factors)
+    names = ["dense", "krylov"]
     if group.is_signed_permutation and base:
-        return "orbit"
-    if size <= DENSE_MAX:
-        return "dense"
-    return "subgroup" if base and group.finite_subgroup is not None else "krylov"
+        names.insert(0, "orbit")
+    if base and group.finite_subgroup is not None and group.num_lie:
+        names.append("subgroup")
+    return names
+
+
+def _auto_plan(group, factors, size: int, limit: int) -> _cost.Cost:
+    """``auto``: the orbit solver where it applies and fits (exact, sparse, linear in the block size: never
+    the slow one, and its labels are what callers of permutation groups use); otherwise the method with the
+    fewest estimated seconds among those whose estimated bytes fit ``limit`` (``lab.solvers.cost``)."""
+    costs = _cost.costs(group, _canonical_factors(factors), size, _applicable(group, factors))
+    orbit = [c for c in costs if c.method == "orbit" and c.bytes <= limit]
+    return orbit[0] if orbit else _cost.cheapest(costs, limit)
 
 
 def _estimate(group, solver, factors, size, limit):
-    m = size
-    itemsize = np.dtype(_block_dtype(group, factors)).itemsize
-    what = f"solving the {m}-entry block {factors_to_text(tuple(factors))} of {group} with the {solver} solver"
-    if solver == "orbit":
-        need = memory.orbit_bytes(m, max(group.num_discrete, 1), bool(np.any(group.perms[1] < 0)))
-    elif solver == "dense":
-        need = memory.dense_bytes(m, group.num_discrete + group.num_lie, itemsize)
-    elif solver == "subgroup":
-        need = memory.orbit_bytes(m, group.finite_subgroup.num_discrete, True) + 8 * m * 64 * itemsize
-    else:
-        need = memory.krylov_bytes(m, 16, itemsize)
+    """Refuse a block before anything is allocated when the chosen method's byte estimate (an upper bound, see
+    ``lab.solvers.memory``) is over the limit; also sizes the thread pools to the cores, once."""
+    _cost.match_threads()
+    what = f"solving the {size}-entry block {factors_to_text(tuple(factors))} of {group} with the {solver} solver"
+    need = _cost.costs(group, factors, size, [solver])[0].bytes
     memory.check(what, need, limit)
 
 
@@ -214,7 +224,7 @@ def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=Non
     limit = memory.memory_limit(memory_limit)
     plan = []
     for b in blocks:
-        name = _choose(group, solver, b.factors, b.size)
+        name = _choose(group, solver, b.factors, b.size, limit)
         plan.append((b, name, _canonical_factors(b.factors)))
     for b, name, factors in {(n, f): (b, n, f) for b, n, f in plan}.values():
         _estimate(group, name, factors, b.size, limit)

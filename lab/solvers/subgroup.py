@@ -37,8 +37,9 @@ def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, pro
     QH = ob.basis().tocsc()
     r_h = ob.rank
     itemsize = 16 if group.is_complex else 8
+    chunk = memory.subgroup_chunk(n, itemsize, chunk)
     memory.check(f"the reduced solve of a {n}-entry block in a {r_h}-dimensional subgroup-invariant space",
-                 (r_h * r_h * 3 + 8 * n * min(chunk, max(r_h, 1))) * itemsize, limit)
+                 memory.subgroup_bytes(n, len(perms), r_h, r_h, itemsize, chunk), limit)
     if r_h == 0:
         return np.zeros((n, 0), dtype=group.dtype)
     dtype = torch.complex128 if group.is_complex else torch.float64
@@ -58,11 +59,13 @@ def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, pro
     evals, evecs = scipy.linalg.eigh(gram)
     null = evals <= RANK_RTOL * max(evals[-1], 1.0)
     psi = evecs[:, null]
-    Q = np.asarray(QH @ psi)
-    # re-orthonormalise (Q_H has orthonormal columns, so this only removes rounding)
-    if Q.shape[1]:
-        Q, _ = np.linalg.qr(Q)
-    return Q.astype(group.dtype)
+    del gram, evecs
+    # re-orthonormalise psi (r_h x rank, small): Q_H has orthonormal columns, so Q_H psi is then orthonormal
+    # too, and the one n x rank array allocated is the result itself (no QR or dtype copy of it)
+    if psi.shape[1]:
+        psi, _ = np.linalg.qr(psi)
+    psi = psi.astype(np.result_type(group.dtype, QH.dtype), copy=False)
+    return np.asarray(QH @ psi).astype(group.dtype, copy=False)
 
 
 def _conjugation_closure(basis: list[np.ndarray], gens: np.ndarray) -> np.ndarray:
