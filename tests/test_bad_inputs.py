@@ -91,6 +91,10 @@ CLI_CASES = {
     "huge rep in the group task": ["discover", "--task", "group", "--rep-in", "T(40)"],
     "huge group in the group task": ["discover", "--task", "group", "--group", "Z(5000)*Z(5000)"],
     "unknown task": ["discover", "--task", "magic"],
+    # training and discovery sized from their settings before anything is built
+    "training over the memory limit": ["dynamics", "--experiment", "custom", "--group", "S(300)", "--runs", "100"],
+    "custom rep over the size limit": ["dynamics", "--experiment", "custom", "--group", "S(3)", "--rep", "T(30)"],
+    "meta-learning over the memory limit": ["discover", "--task", "msr", "--n-in", "4096", "--tasks", "100000"],
 }
 
 _RUNNER = textwrap.dedent("""
@@ -134,7 +138,8 @@ EXPECTED = {  # the class of refusal a case is there to show
     "size that would wrap int64": "rep_size", "layout over the memory limit": "memory limit",
     "too many blocks": "(blocks;", "huge GCNN group": "group_dim", "huge rotation group": "group_bytes",
     "deep nesting": "(nesting;", "text over the limit": "(text;", "multiplicity over the limit": "(multiplicity;",
-    "rep over the memory limit": "memory limit",
+    "rep over the memory limit": "memory limit", "training over the memory limit": "memory limit",
+    "meta-learning over the memory limit": "memory limit", "custom rep over the size limit": "rep_size",
 }
 
 

@@ -62,8 +62,42 @@ class DynamicsConfig(Config):
             raise ConfigError(f"group applies to the custom or trans experiment, not {self.experiment}")
         self.options = {**self.options, **{k: v for k, v in (("group", self.group), ("rep", self.rep))
                                            if v is not None}}
+        if self.experiment == "custom":
+            _check_custom_size(self)
         if "aug_penalty" in self.strategies and self.gamma * self.lr >= 1:
             raise ConfigError(f"gamma x lr = {self.gamma * self.lr:g} >= 1 makes the penalty step unstable (it "
                               f"multiplies the part outside E by 1 - 2 gamma lr); choose gamma < {1 / self.lr:g}")
         if self.run_ids is not None:
             self.run_ids = tuple(int(r) for r in self.run_ids)
+
+
+def custom_bytes(config: "DynamicsConfig", entries_in: int, entries_hidden: int) -> int:
+    """An upper bound of what training the custom experiment allocates beyond its basis (which the solver's own
+    guard covers), in exact integers: per run and strategy the equivariant layer's weights (paper-scale
+    channels, 32) with gradient, momentum, initial copy and projection (x6), the activations of a batch
+    through it (x4 for the backward pass), and the data (2 000 samples at paper scale)."""
+    channels = 6 if config.scale == "small" else 32
+    samples = 300 if config.scale == "small" else 2000
+    models = config.runs * len(config.strategies)
+    layer = entries_in * entries_hidden * channels
+    batch = config.batch_size * (config.aug_passes or 1)
+    return 8 * (6 * models * layer + 4 * models * batch * channels * entries_hidden + 2 * samples * entries_in)
+
+
+def _check_custom_size(config: "DynamicsConfig") -> None:
+    """The custom experiment sized from its texts (nothing built): rep dimension and training memory."""
+    from .. import limits
+    from ..groups import group_footprint
+    from ..reps.parse import parse_rep
+    from ..reps.rep import dimension_over
+    from ..solvers import memory
+
+    group = config.options.get("group", "S(6)")
+    rep_text = config.options.get("rep", "V")
+    footprint = group_footprint(group)
+    if footprint is None:
+        return
+    n = limits.check("rep_size", dimension_over(parse_rep(rep_text), footprint.d), f"the rep {rep_text} over {group}")
+    limits.check("rep_size", n * n, f"the layer {rep_text} >> {rep_text} over {group}")
+    memory.check(f"training {config.runs} runs x {len(config.strategies)} strategies on {rep_text} over {group}",
+                 custom_bytes(config, n, n), memory.memory_limit())

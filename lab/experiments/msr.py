@@ -34,6 +34,25 @@ class MSRConfig(Config):
     def check(self) -> None:
         if self.kernel > self.n_in:
             raise ConfigError(f"a filter of size {self.kernel} does not fit {self.n_in} inputs")
+        from ..solvers import memory
+
+        memory.check(f"meta-learning {self.tasks:,} tasks on {self.n_in} inputs", msr_bytes(self),
+                     memory.memory_limit())
+
+
+def msr_bytes(config: MSRConfig, samples: int = 20, test_tasks: int = 100, meta_batch: int = 16) -> int:
+    """An upper bound of what one meta-learning run allocates, in exact integers from the config: the true
+    layers and data of the training and test tasks (``LocallyConnected.sample``), U with its gradient and
+    Adam's two moments, and a meta-batch's layers and graph (x8 for autograd's saved tensors).
+
+    >>> msr_bytes(MSRConfig()) < 2**24, msr_bytes(MSRConfig(n_in=4096, tasks=1_000_000)) > 2**40
+    (True, True)
+    """
+    n_in = config.n_in
+    n_out = n_in - config.kernel + 1
+    D, L = n_out * n_in, config.kernel * config.rank
+    per_task = n_out * n_in + samples * (n_in + n_out)
+    return 8 * (2 * (config.tasks + test_tasks) * per_task + 4 * D * (L + 1) + 8 * meta_batch * (D + per_task))
 
 
 def run_label(model: str, sparsity: str) -> str:
