@@ -7,14 +7,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "lab"
-ENGINE = ("lab.groups", "lab.reps", "lab.solvers", "lab.kron", "lab.text", "lab.errors")
+ENGINE = ("lab.groups", "lab.reps", "lab.solvers", "lab.kron", "lab.text", "lab.errors", "lab.limits")
 LAYERS = {  # what each engine package may import from the lab
     "lab.errors": set(),
-    "lab.text": {"lab.errors"},
+    "lab.limits": {"lab.errors"},
+    "lab.text": {"lab.errors", "lab.limits"},
     "lab.kron": set(),
-    "lab.groups": {"lab.errors", "lab.text", "lab.groups"},
-    "lab.reps": {"lab.errors", "lab.text", "lab.kron", "lab.groups", "lab.reps"},
-    "lab.solvers": {"lab.errors", "lab.text", "lab.kron", "lab.groups", "lab.reps", "lab.solvers", "lab.device"},
+    "lab.groups": {"lab.errors", "lab.limits", "lab.text", "lab.groups"},
+    "lab.reps": {"lab.errors", "lab.limits", "lab.text", "lab.kron", "lab.groups", "lab.reps"},
+    "lab.solvers": {"lab.errors", "lab.limits", "lab.text", "lab.kron", "lab.groups", "lab.reps", "lab.solvers",
+                    "lab.device"},
 }
 
 

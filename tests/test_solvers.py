@@ -244,7 +244,9 @@ def test_disk_cache_round_trip_and_corruption(tmp_path, monkeypatch):
 
 
 def test_memory_guard_refuses_before_allocating():
-    with pytest.raises(MemoryLimitError) as info:
+    from lab import limits
+
+    with limits.override(rep_size=10**12), pytest.raises(MemoryLimitError) as info:  # past the size limit too
         parse_rep("T(6)", RubiksCube()).solve(memory_limit="1GB")
     assert "needs about" in str(info.value) and "TB" in str(info.value)
     assert info.value.needed > info.value.limit

@@ -90,8 +90,6 @@ def _check_custom_size(config: "DynamicsConfig") -> None:
     from ..groups import group_footprint
     from ..reps.parse import parse_rep
     from ..reps.rep import dimension_over
-    from ..solvers import memory
-
     group = config.options.get("group", "S(6)")
     rep_text = config.options.get("rep", "V")
     footprint = group_footprint(group)
@@ -99,5 +97,5 @@ def _check_custom_size(config: "DynamicsConfig") -> None:
         return
     n = limits.check("rep_size", dimension_over(parse_rep(rep_text), footprint.d), f"the rep {rep_text} over {group}")
     limits.check("rep_size", n * n, f"the layer {rep_text} >> {rep_text} over {group}")
-    memory.check(f"training {config.runs} runs x {len(config.strategies)} strategies on {rep_text} over {group}",
-                 custom_bytes(config, n, n), memory.memory_limit())
+    limits.check_memory(f"training {config.runs} runs x {len(config.strategies)} strategies on {rep_text} over {group}",
+                        custom_bytes(config, n, n))

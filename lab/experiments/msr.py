@@ -34,10 +34,9 @@ class MSRConfig(Config):
     def check(self) -> None:
         if self.kernel > self.n_in:
             raise ConfigError(f"a filter of size {self.kernel} does not fit {self.n_in} inputs")
-        from ..solvers import memory
+        from .. import limits
 
-        memory.check(f"meta-learning {self.tasks:,} tasks on {self.n_in} inputs", msr_bytes(self),
-                     memory.memory_limit())
+        limits.check_memory(f"meta-learning {self.tasks:,} tasks on {self.n_in} inputs", msr_bytes(self))
 
 
 def msr_bytes(config: MSRConfig, samples: int = 20, test_tasks: int = 100, meta_batch: int = 16) -> int:

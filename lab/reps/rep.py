@@ -179,9 +179,7 @@ class Rep:
         if size is not None:
             limits.check("rep_size", size, what)
             if n_blocks > 1:  # every non-contiguous block keeps an int64 index of its positions
-                from ..solvers import memory
-
-                memory.check(f"laying out the {size:,} entries of {what}", 8 * size, memory.memory_limit())
+                limits.check_memory(f"laying out the {size:,} entries of {what}", 8 * size)
         return self
 
     @cached_property
