@@ -40,7 +40,6 @@ from .subgroup import subgroup_basis
 from .verify import check_block
 
 SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
-DENSE_MAX = 2500
 VERSION = 2  # 2: leaves identified by value (user reps by their matrices), one generator form
 
 
