@@ -63,23 +63,28 @@ class Estimate:
 
     entries: int
     footprint: object
-    solver: str = "auto"
+    config: BasisConfig | None = None
 
     @property
     def small(self) -> bool:
-        """Cheap enough to run beside the caller (well under a second): a permutation group's rep of at most
-        ``SMALL_ENTRIES`` entries (the exact orbit solver), at most ``SMALL_MATRIX_ENTRIES`` for matrix groups
-        or a linear-algebra solver (SVD and iterations grow with the cube of the size), and a group of at most
-        ``SMALL_GROUP_BYTES``; anything larger belongs in a worker process that can be ended."""
+        """Cheap enough to run beside the caller: a group of at most ``SMALL_GROUP_BYTES``, a rep of at most
+        ``SMALL_ENTRIES`` entries, and a solve the cost model (``lab.solvers.predict_seconds``) puts under
+        ``SMALL_SECONDS``; anything larger belongs in a worker process that can be ended.  Sizing the solve
+        builds the (small) group and reads its generators: milliseconds."""
         fp = self.footprint
-        if fp is None or fp.bytes > SMALL_GROUP_BYTES:
+        if fp is None or fp.bytes > SMALL_GROUP_BYTES or self.entries > SMALL_ENTRIES or self.config is None:
             return False
-        linear_algebra = fp.lie or fp.matrix_generators or self.solver not in ("auto", "orbit")
-        return self.entries <= (SMALL_MATRIX_ENTRIES if linear_algebra else SMALL_ENTRIES)
+        try:
+            from ..solvers import predict_seconds
+
+            rep, _, _ = build_rep(self.config)
+            return predict_seconds(rep, self.config.solver, self.config.memory_limit) <= SMALL_SECONDS
+        except Exception:  # anything the cost model cannot size runs where it can be ended
+            return False
 
 
-SMALL_ENTRIES = 20_000
-SMALL_MATRIX_ENTRIES = 300
+SMALL_ENTRIES = 100_000
+SMALL_SECONDS = 0.3
 SMALL_GROUP_BYTES = 4 * 2**20
 
 
@@ -115,7 +120,7 @@ def estimate(config: BasisConfig) -> Estimate:
     entries = None
     if footprint is not None:
         entries = limits.check("rep_size", dimension_over(rep, footprint.d), what)
-    return Estimate(entries if entries is not None else 0, footprint, config.solver)
+    return Estimate(entries if entries is not None else 0, footprint, config)
 
 
 def run(config: BasisConfig, progress=None, control=None) -> BasisResult:

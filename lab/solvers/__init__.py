@@ -149,6 +149,27 @@ def _auto_plan(group, factors, size: int, limit: int) -> _cost.Cost:
     return orbit[0] if orbit else _cost.cheapest(costs, limit)
 
 
+def predict_seconds(rep, solver: str = "auto", memory_limit=None) -> float:
+    """Estimated seconds of ``solve(rep, solver)`` from the cost model, without solving (the distinct blocks'
+    chosen methods, summed); what a caller uses to decide where a solve should run.
+
+    >>> from lab import S, SO, T
+    >>> predict_seconds(T(2)(S(5))) < 0.1, predict_seconds(T(7)(SO(3)), "dense") > predict_seconds(T(7)(SO(3)))
+    (True, True)
+    """
+    group = rep._require_group()
+    limit = memory.memory_limit(memory_limit)
+    seconds, seen = 0.0, set()
+    for b in rep.blocks:
+        factors = _canonical_factors(b.factors)
+        name = _choose(group, solver, b.factors, b.size, limit)
+        if (name, factors) in seen:
+            continue
+        seen.add((name, factors))
+        seconds += _cost.costs(group, factors, b.size, [name])[0].seconds
+    return seconds
+
+
 def _estimate(group, solver, factors, size, limit):
     """Refuse a block before anything is allocated when the chosen method's byte estimate (an upper bound, see
     ``lab.solvers.memory``) is over the limit; also sizes the thread pools to the cores, once."""
