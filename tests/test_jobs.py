@@ -205,17 +205,19 @@ def test_an_unexpected_exception_is_a_failed_state_with_one_line():
 
 @pytest.mark.parametrize("process", [False, True], ids=["thread", "process"])
 def test_a_lab_error_in_the_run_is_shown_as_is(process, tmp_path):
-    job = Job("dynamics", small(group="Q(3)"), save_dir=tmp_path, process=process).start()
+    job = Job("dynamics", small(group="U(2)"), save_dir=tmp_path, process=process).start()  # refused in the run
     seen = finish(job, [])
     assert job.state == "failed" and seen[-1]["kind"] == "failed"
     error = seen[-1]["error"]
-    assert "unknown group" in error and "\n" not in error and not error.startswith("unexpected")
+    assert "complex" in error and "\n" not in error and not error.startswith("unexpected")
     assert not list(tmp_path.iterdir())
 
 
 def test_bad_settings_are_refused_before_anything_starts():
     with pytest.raises(LabError, match="strateg"):
         Job("dynamics", small(strategies=()))
+    with pytest.raises(LabError, match="unknown group"):  # texts are parsed and sized before any start
+        Job("dynamics", small(group="Q(3)"))
     with pytest.raises(LabError, match="unknown experiment family"):
         Job("nope", small())
     assert error_text(ValueError("a\nb")) == "unexpected ValueError: a"

@@ -109,9 +109,12 @@ def test_bad_settings_are_an_inline_error(pane):
     assert not pane.start()
     assert pane._error.visible and "strateg" in pane._error.object
     pane.param.update(strategies=["nom"], experiment="custom", group="Q(3)")
+    assert not pane.start()  # a bad group text is refused before anything starts
+    assert pane._error.visible and "unknown group" in pane._error.object
+    pane.param.update(group="U(2)")  # a valid text the experiment refuses when it builds: the run fails
     assert pane.start()
     assert _wait(pane, lambda: not pane.runner.busy)
-    assert pane._error.visible and "unknown group" in pane._error.object and "Traceback" not in pane._error.object
+    assert pane._error.visible and "complex" in pane._error.object and "Traceback" not in pane._error.object
     assert "**failed**" in pane._status.object and not pane._start_b.disabled
     assert "building" not in pane._status.object  # the worker's last message before it failed is not shown
 
