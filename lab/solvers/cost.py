@@ -237,15 +237,22 @@ def available_cores() -> int:
     return max(1, n)
 
 
+_EXPLICIT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def match_threads() -> None:
     """Size the BLAS pools (threadpoolctl, when installed) and torch's pool (only if torch is already
-    imported) to the available cores, once per process, so the two do not oversubscribe the CPU."""
+    imported) to the available cores, once per process, so the two do not oversubscribe the CPU.  An explicit
+    ``OMP_NUM_THREADS``/``OPENBLAS_NUM_THREADS``/``MKL_NUM_THREADS`` is respected (``LAB_THREADS=n`` overrides
+    it, ``LAB_THREADS=keep`` leaves every pool alone)."""
     global _THREADS_SET
     if _THREADS_SET:
         return
     _THREADS_SET = True
     if os.environ.get("LAB_THREADS") == "keep":
         return
+    if not os.environ.get("LAB_THREADS") and any(os.environ.get(v) for v in _EXPLICIT):
+        return  # the user (or a test runner sharing the cores between processes) chose the pool sizes
     n = int(os.environ.get("LAB_THREADS") or available_cores())
     try:
         from threadpoolctl import threadpool_limits
