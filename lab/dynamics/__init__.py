@@ -8,7 +8,7 @@ The names below are loaded on first use (``from lab.dynamics import Trainer`` wo
 """
 from __future__ import annotations
 
-import importlib
+from ..lazy import lazy_exports
 
 #: public name -> the submodule that defines it
 _LAZY = {"EXPERIMENTS": "experiments", "RELDIM_GROUPS": "experiments", "build": "experiments",
@@ -16,14 +16,4 @@ _LAZY = {"EXPERIMENTS": "experiments", "RELDIM_GROUPS": "experiments", "build": 
 
 __all__ = ["EXPERIMENTS", "RELDIM_GROUPS", "STRATEGIES", "DynamicsConfig", "Trainer", "build", "run_dynamics"]
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

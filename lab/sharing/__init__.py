@@ -5,20 +5,10 @@ The names below are loaded on first use (``from lab.sharing import learn_sharing
 the torch-free ``defaults`` module can be read without importing torch."""
 from __future__ import annotations
 
-import importlib
+from ..lazy import lazy_exports
 
 _LAZY = {"SharingResult": "bilevel", "learn_sharing": "bilevel", "partition_distance": "partition"}
 
 __all__ = ["SharingResult", "learn_sharing", "partition_distance"]
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
