@@ -35,7 +35,8 @@ from lab.experiments import FAMILIES, progress_record
 from lab.experiments.sharing import SharingConfig
 from lab.jobs import Job
 
-DEADLINE = 180
+from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import poll_until as _wait  # noqa: E402
 LOGGERS = ("", "panel", "bokeh", "lab", "tornado")  # "" is the root: the lab's loggers propagate to it
 
 
@@ -134,14 +135,6 @@ def quiet(logs, capsys):
     return check
 
 
-def _wait(pane, until, timeout=DEADLINE):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pane.poll()
-        if until():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _widget(pane, label):

@@ -211,7 +211,7 @@ def _edit(path, change):
     path.write_text(json.dumps(meta))
 
 
-def _one_line_error(call, file, field):
+def assert_run_file_error(call, file, field):
     with pytest.raises(RunFileError) as info:
         call()
     err = info.value
@@ -237,7 +237,7 @@ SHARING_EDITS = [
 def test_hand_edited_sharing_run_names_file_and_field(tmp_path, what, change, field):
     path = sharing_run(tmp_path)
     _edit(path / "config.json", change)
-    _one_line_error(lambda: load_sharing(path), "config.json", field)
+    assert_run_file_error(lambda: load_sharing(path), "config.json", field)
 
 
 DYNAMICS_EDITS = [
@@ -254,7 +254,7 @@ DYNAMICS_EDITS = [
 def test_hand_edited_dynamics_run_names_file_and_field(tmp_path, trainer, what, change, field):
     path = save_run(trainer, tmp_path)
     _edit(path / "config.json", change)
-    _one_line_error(lambda: load_run(path), "config.json", field)
+    assert_run_file_error(lambda: load_run(path), "config.json", field)
 
 
 @pytest.mark.parametrize("keep", [0.0, 0.1, 0.5, 0.97])
@@ -262,15 +262,15 @@ def test_truncated_config_json_is_one_typed_error(tmp_path, trainer, keep):
     for path, load in ((sharing_run(tmp_path / "s"), load_sharing), (save_run(trainer, tmp_path / "d"), load_run)):
         text = (path / "config.json").read_text()
         (path / "config.json").write_text(text[: int(len(text) * keep)])
-        _one_line_error(lambda: load(path), "config.json", None)
+        assert_run_file_error(lambda: load(path), "config.json", None)
 
 
 def test_not_a_json_object_or_not_text(tmp_path):
     path = sharing_run(tmp_path)
     (path / "config.json").write_text("[1, 2]")
-    assert "object" in str(_one_line_error(lambda: load_sharing(path), "config.json", None))
+    assert "object" in str(assert_run_file_error(lambda: load_sharing(path), "config.json", None))
     (path / "config.json").write_bytes(b"\xff\xfe{}")
-    _one_line_error(lambda: load_sharing(path), "config.json", None)
+    assert_run_file_error(lambda: load_sharing(path), "config.json", None)
 
 
 def test_truncated_metrics_csv_is_reported_at_every_cut(tmp_path, trainer):
@@ -291,24 +291,24 @@ def test_truncated_metrics_csv_is_reported_at_every_cut(tmp_path, trainer):
             assert len(run.metrics) == rows - 1
     assert errors >= len(full) - len(last) - 3
     (path / "metrics.csv").write_text(full.replace("dist_from_E", "dist", 1))
-    _one_line_error(lambda: load_run(path), "metrics.csv", "dist_from_E")
+    assert_run_file_error(lambda: load_run(path), "metrics.csv", "dist_from_E")
     (path / "metrics.csv").unlink()
-    _one_line_error(lambda: load_run(path), "metrics.csv", None)
+    assert_run_file_error(lambda: load_run(path), "metrics.csv", None)
 
 
 def test_truncated_or_foreign_snapshots_are_one_typed_error(tmp_path):
     path = sharing_run(tmp_path)
     data = (path / "A_history.npz").read_bytes()
     (path / "A_history.npz").write_bytes(data[: len(data) // 2])
-    _one_line_error(lambda: load_sharing(path), "A_history.npz", None)
+    assert_run_file_error(lambda: load_sharing(path), "A_history.npz", None)
     np.savez(path / "A_history.npz", B=np.zeros((2, 2, 2)))
-    _one_line_error(lambda: load_sharing(path), "A_history.npz", "A")
+    assert_run_file_error(lambda: load_sharing(path), "A_history.npz", "A")
     np.savez(path / "A_history.npz", A=np.zeros(3))
-    _one_line_error(lambda: load_sharing(path), "A_history.npz", "A")
+    assert_run_file_error(lambda: load_sharing(path), "A_history.npz", "A")
     np.savez(path / "A_history.npz", A=np.array([[["x"]]]))
-    _one_line_error(lambda: load_sharing(path), "A_history.npz", "A")
+    assert_run_file_error(lambda: load_sharing(path), "A_history.npz", "A")
     (path / "history.csv").write_text('step,upper\n0,"1.0\n')  # an unclosed quote
-    _one_line_error(lambda: load_sharing(path), "history.csv", None)
+    assert_run_file_error(lambda: load_sharing(path), "history.csv", None)
 
 
 def test_a_truncated_basis_file_is_one_typed_error(tmp_path):
@@ -320,9 +320,9 @@ def test_a_truncated_basis_file_is_one_typed_error(tmp_path):
     assert fam.load(path)["rank"] == 2 and not any(p.name.startswith(".tmp") for p in tmp_path.iterdir())
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    _one_line_error(lambda: fam.load(path), path.name, None)
+    assert_run_file_error(lambda: fam.load(path), path.name, None)
     np.savez(path, rank=np.array(2))
-    _one_line_error(lambda: fam.load(path), path.name, "group")
+    assert_run_file_error(lambda: fam.load(path), path.name, "group")
 
 
 # ------------------------------------------------------------------ (d) only runs inside the runs directory

@@ -11,7 +11,8 @@ from lab.dashboard.sharing_discovery import SharingDiscovery
 from lab.experiments.msr import MSRConfig
 from lab.experiments.sharing import SharingConfig
 
-DEADLINE = 180
+from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import poll_until as _wait  # noqa: E402
 
 
 def _run(pane, timeout=DEADLINE):
@@ -25,14 +26,6 @@ def _run(pane, timeout=DEADLINE):
     return seen
 
 
-def _wait(pane, until, timeout=DEADLINE):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pane.poll()
-        if until():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.mark.parametrize("worker", ["thread", "process"])

@@ -11,7 +11,8 @@ import pytest
 from lab.dashboard.training_dynamics import TrainingDynamics
 from lab.dynamics.config import DynamicsConfig
 
-DEADLINE = 180
+from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import poll_until as _wait  # noqa: E402
 
 
 @pytest.fixture
@@ -21,14 +22,6 @@ def pane(tmp_path):
     p.stop(wait=True)
 
 
-def _wait(pane, until, timeout=DEADLINE):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pane.poll()
-        if until():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _settings(pane):

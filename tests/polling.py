@@ -1,0 +1,17 @@
+"""Waiting for a pane or a job runner in headless tests: poll it until a condition holds (a hang guard)."""
+from __future__ import annotations
+
+import time
+
+DEADLINE = 180  # seconds: a hang guard (the machine may be busy), never a speed requirement
+
+
+def poll_until(target, until, timeout: float = DEADLINE) -> bool:
+    """Call ``target.poll()`` (a pane or a ``JobRunner``) every 50 ms until ``until()``; False after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        target.poll()
+        if until():
+            return True
+        time.sleep(0.05)
+    return False
