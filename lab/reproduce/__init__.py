@@ -1,0 +1,30 @@
+"""``lab reproduce``: every claim of the seed papers measured by one command, with a report (HTML and JSON).
+
+``claim`` defines what a claim is; ``dynamics``, ``sharing``, ``msr`` and ``ranks`` declare the claims of each
+paper; ``runner`` measures them (resumable: finished claims are kept under the output directory); ``report``
+writes ``report.json`` and ``report.html``.
+
+>>> from lab.reproduce import claim_ids
+>>> claim_ids()[:2]
+['dyn-equi-in-E', 'dyn-aug-follows-equi-exact-orbit']
+"""
+from __future__ import annotations
+
+from .claim import CLAIM_IDS, CLAIMS, PAPERS, PROFILES, Claim, Outcome, Profile  # noqa: F401
+
+#: the modules that declare claims, imported on first use (they import torch when a claim runs, not here)
+CLAIM_MODULES = ("dynamics", "sharing", "msr", "ranks")
+
+
+def load_claims() -> dict:
+    """Import every claim module and return the registry (id -> Claim) in report order."""
+    import importlib
+
+    for name in CLAIM_MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+    order = {cid: i for i, cid in enumerate(CLAIM_IDS)}
+    return dict(sorted(CLAIMS.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
+def claim_ids() -> list[str]:
+    return list(load_claims())
