@@ -92,7 +92,42 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("groups", help="list the groups with their arguments")
     sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
+    add_reproduce_parser(sub)
     return p
+
+
+def add_reproduce_parser(sub) -> None:
+    """``lab reproduce``: every claim of the seed papers (``lab.reproduce``)."""
+    from .reproduce.claim import CLAIM_IDS
+
+    sp = sub.add_parser("reproduce", help="check the claims of the seed papers and write a report",
+                        description="Measure every claim of the seed papers with the lab's own functions and write "
+                                    "a report (report.html with the figures, report.json). --quick (default) runs "
+                                    "reduced settings in minutes on a laptop CPU; --full the papers' own settings "
+                                    "(hours on a CPU, minutes on a GPU), resumable: finished claims are kept in "
+                                    "the output directory and not measured again (--fresh measures them again).")
+    mode = sp.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="profile", action="store_const", const="quick",
+                      help="reduced settings, a few minutes on a 2-core CPU (the default)")
+    mode.add_argument("--full", dest="profile", action="store_const", const="full",
+                      help="the papers' own settings (uses the GPU when present)")
+    sp.set_defaults(profile="quick")
+    sp.add_argument("--only", default=None, metavar="ID,...",
+                    help="comma list of claim ids (default: all): " + ", ".join(CLAIM_IDS))
+    sp.add_argument("--out", default=None, metavar="DIR",
+                    help="output directory (default: LAB_RESULTS_DIR/reproduce/PROFILE or the user data dir)")
+    sp.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    sp.add_argument("--dtype", default=None, choices=("float32", "float64"),
+                    help="training precision (default: float32 on CUDA, float64 on CPU)")
+    sp.add_argument("--data", default=None, metavar="DIR",
+                    help="a directory with MNIST IDX files you already have (t10k-images-idx3-ubyte[.gz], "
+                         "t10k-labels-idx1-ubyte[.gz]): Trans then trains on MNIST 14x14 as in the paper "
+                         "(default: scikit-learn's digits; nothing is downloaded)")
+    sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
+    sp.add_argument("--list", action="store_true", help="list the claims and exit")
+    sp.add_argument("--json", action="store_true",
+                    help='print one JSON object: {"claims": [{"id", "paper", "where", "claim", "paper_value", '
+                         '"measured", "holds", "settings", "seconds", ...}], "report": PATH}')
 
 
 def pick_family(command: str, args):
@@ -364,11 +399,44 @@ def _groups() -> int:
     return 0
 
 
+def _reproduce(args) -> int:
+    from .control import Control
+    from .reproduce import load_claims, runner
+    from .reproduce.report import text_table
+
+    if args.list:
+        for c in load_claims().values():
+            print(f"{c.id:<34} {c.paper:<9} {c.where}")
+        return 0
+    runner.select(args.only)  # an unknown id is refused before anything runs
+    printer = ProgressLine() if not args.json else None
+    control = Control()
+    with _Interrupts(control, printer) as interrupts:
+        try:
+            report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device, dtype=args.dtype,
+                                data=args.data, fresh=args.fresh, progress=printer, control=control)
+        finally:
+            if printer is not None:
+                printer.close()
+    if args.json:
+        print(json.dumps(strict({"claims": [r.public() for r in report.results], "report": str(report.html_path)}),
+                         allow_nan=False), flush=True)
+    else:
+        print(text_table(report), flush=True)
+        _saved(report.html_path, args)
+    if interrupts.count or report.status == "stopped":
+        print("lab: interrupted: the report holds the claims that finished", file=sys.stderr)
+        return 130
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command in COMMANDS:
             return run_command(args.command, args)
+        if args.command == "reproduce":
+            return _reproduce(args)
         return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

@@ -1,0 +1,228 @@
+"""Measure claims under a profile, keeping each finished claim on disk so that a run can resume.
+
+Layout of an output directory (default: ``$LAB_RESULTS_DIR/reproduce/<profile>``, else the per-user data
+directory's ``reproduce/<profile>``)::
+
+    claims/<id>.json     one finished claim (written atomically as soon as it is measured)
+    report.json          every claim of the last run, with its evidence (``lab.reproduce.report``)
+    report.html          the same as a static page with the figures
+
+A claim file is reused when its profile matches and its status is ``finished``; ``fresh=True`` measures
+everything again.  A claim whose measurement raises is recorded with status ``error`` and its one-line message
+(the run goes on with the next claim); a stop (Ctrl-C, ``control.stop()``) ends the run after writing the report
+of what finished.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import LabError
+from .claim import PROFILES, Outcome, Profile
+
+FORMAT = 1
+#: seconds assumed for a claim that declares no estimate (progress weights only)
+DEFAULT_SECONDS = 10.0
+
+
+class ReproduceError(LabError):
+    """A bad request to ``lab reproduce`` (an unknown claim id, an unusable output directory)."""
+
+
+@dataclass
+class ClaimResult:
+    id: str
+    paper: str
+    where: str
+    claim: str
+    paper_value: object
+    measured: object
+    holds: bool | None
+    settings: dict
+    seconds: float
+    note: str = ""
+    evidence: list = field(default_factory=list)
+    status: str = "finished"  # finished, error, skipped (stopped before it ran)
+    resumed: bool = False  # read back from an earlier run's claim file
+    profile: str = "quick"
+
+    #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
+    PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
+
+    def public(self) -> dict:
+        out = {k: getattr(self, k) for k in self.PUBLIC}
+        out.update(note=self.note, status=self.status, resumed=self.resumed)
+        return out
+
+    def to_dict(self) -> dict:
+        return dict(self.public(), evidence=self.evidence, profile=self.profile)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ClaimResult":
+        keys = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in keys})
+
+
+@dataclass
+class Report:
+    profile: str
+    directory: Path
+    results: list[ClaimResult]
+    status: str = "finished"  # or "stopped"
+    device: str = "cpu"
+    seconds: float = 0.0
+
+    @property
+    def json_path(self) -> Path:
+        return self.directory / "report.json"
+
+    @property
+    def html_path(self) -> Path:
+        return self.directory / "report.html"
+
+    def counts(self) -> dict:
+        c = {"holds": 0, "does not hold": 0, "no pass/fail": 0, "error": 0}
+        for r in self.results:
+            if r.status == "error":
+                c["error"] += 1
+            elif r.holds is True:
+                c["holds"] += 1
+            elif r.holds is False:
+                c["does not hold"] += 1
+            else:
+                c["no pass/fail"] += 1
+        return c
+
+
+def output_dir(out=None, profile: str = "quick") -> Path:
+    from ..runstore import runs_root
+
+    if out:
+        return Path(out)
+    return runs_root(None, env_sub="reproduce", user_sub="reproduce") / profile
+
+
+def select(ids=None) -> list:
+    """The claims to run, in report order; ``ids``: an iterable of claim ids or a comma-separated text."""
+    from . import load_claims
+
+    claims = load_claims()
+    if ids is None or ids == "":
+        return list(claims.values())
+    if isinstance(ids, str):
+        ids = [i.strip() for i in ids.split(",") if i.strip()]
+    unknown = [i for i in ids if i not in claims]
+    if unknown:
+        raise ReproduceError(f"unknown claim id {unknown[0]!r}: choose from {', '.join(claims)}")
+    wanted = set(ids)
+    return [c for c in claims.values() if c.id in wanted]
+
+
+def _claim_file(directory: Path, cid: str) -> Path:
+    return directory / "claims" / f"{cid}.json"
+
+
+def _read_claim(path: Path, profile: str) -> ClaimResult | None:
+    """A finished claim file of the same profile, or None (missing, another profile, unreadable: measured
+    again)."""
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("profile") != profile \
+            or d.get("status") != "finished":
+        return None
+    try:
+        result = ClaimResult.from_dict(d)
+    except TypeError:
+        return None
+    result.resumed = True
+    return result
+
+
+def _write_json(path: Path, data: dict) -> None:
+    from ..runstore import atomic_file, to_json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as tmp:
+        Path(tmp).write_text(json.dumps(to_json(data), indent=1, allow_nan=False))
+
+
+def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished") -> ClaimResult:
+    return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, outcome.holds,
+                       dict(outcome.settings), round(float(seconds), 3), outcome.note, list(outcome.evidence),
+                       status, False, profile)
+
+
+def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
+        data: str | None = None, fresh: bool = False, progress=None, control=None, write: bool = True) -> Report:
+    """Measure the claims ``ids`` (default: all) under ``profile``; returns the ``Report`` (also written as
+    ``report.json`` and ``report.html`` under ``out`` unless ``write`` is False).
+
+    ``progress(record)`` receives the experiment layer's progress records (``lab.experiments.family``), weighted
+    by each claim's expected seconds so that the ETA is meaningful across claims of very different sizes.
+    """
+    from ..control import Stopped
+    from ..device import check_device_name, pick_device
+    from ..experiments.family import progress_record
+    from ..jobs import error_text
+
+    if profile not in PROFILES:
+        raise ReproduceError(f"unknown profile {profile!r}: choose quick or full")
+    device = check_device_name(device)
+    if data is not None and not Path(data).is_dir():
+        raise ReproduceError(f"--data {data}: not a directory")
+    claims = select(ids)
+    directory = output_dir(out, profile)
+    if write:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ReproduceError(f"cannot write the report under {directory}: {err}") from err
+    emit = progress or (lambda record: None)
+    weights = [float(c.seconds.get(profile, DEFAULT_SECONDS)) for c in claims]
+    total = max(int(round(sum(weights) * 10)), 1)  # progress in tenths of an expected second
+    state = {"before": 0.0, "claim": None, "weight": 0.0}
+
+    def claim_progress(fraction: float, message: str) -> None:
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        done = (state["before"] + fraction * state["weight"]) * 10
+        emit(progress_record(int(done), total, f"{state['claim']}: {message}",
+                             partial=done - int(done)))
+
+    prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control)
+    results, status, t0 = [], "finished", time.perf_counter()
+    for c, weight in zip(claims, weights):
+        state.update(claim=c.id, weight=weight)
+        emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
+        path = _claim_file(directory, c.id)
+        kept = None if (fresh or not write) else _read_claim(path, profile)
+        if kept is not None:
+            results.append(kept)
+        else:
+            t1 = time.perf_counter()
+            try:
+                if control is not None:
+                    control.checkpoint()
+                outcome = c.measure(prof)
+                result = _result(c, outcome, time.perf_counter() - t1, profile)
+            except (Stopped, KeyboardInterrupt):
+                status = "stopped"
+                break
+            except Exception as err:  # a failed measurement is a finding too: recorded, and the run goes on
+                outcome = Outcome(measured=None, holds=None, note=f"error: {error_text(err)}")
+                result = _result(c, outcome, time.perf_counter() - t1, profile, status="error")
+            results.append(result)
+            if write and result.status == "finished":
+                _write_json(path, dict(result.to_dict(), format=FORMAT))
+        state["before"] += weight
+    emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
+                         "report" if status == "finished" else "stopped"))
+    report = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0)
+    if write:
+        from .report import write_report
+
+        write_report(report)
+    return report
