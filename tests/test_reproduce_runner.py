@@ -1,0 +1,170 @@
+"""The ``lab reproduce`` machinery on stand-in claims (fast): resuming, errors, stopping, the report files, the
+command line's contract.  The real claims run once, at the quick settings, in ``test_reproduce.py``."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lab.reproduce import CLAIMS, Outcome, load_claims, runner
+from lab.reproduce.claim import claim
+from lab.reproduce.claim import CLAIM_IDS
+from lab.cli import main
+
+CALLS = []
+
+
+@pytest.fixture
+def fake_claims(monkeypatch):
+    """Three stand-in claims (the registry is restored afterwards)."""
+    saved = dict(CLAIMS)
+    CALLS.clear()
+    monkeypatch.setattr("lab.reproduce.claim.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))
+    monkeypatch.setattr("lab.reproduce.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))
+
+    @claim("fake-a", "thesis", "here", "a line", paper_value=1.0, seconds={"quick": 1})
+    def a(profile):
+        CALLS.append("a")
+        profile.progress(0.5, "halfway")
+        return Outcome(measured=1.0, holds=True, settings={"k": 1}, evidence=[
+            {"kind": "line", "title": "curve", "xlabel": "L", "ylabel": "ratio", "x": [1, 2, 4],
+             "series": {"aug/nom": [0.5, None, 0.1]}, "logy": True},
+            {"kind": "table", "title": "numbers <b>", "columns": ["x", "y"], "rows": [[1, 0.5], [2, None]]}])
+
+    @claim("fake-b", "thesis", "there", "breaks", seconds={"quick": 1})
+    def b(profile):
+        CALLS.append("b")
+        raise ValueError("boom\nsecond line")
+
+    @claim("fake-c", "thesis", "elsewhere", "no verdict", seconds={"quick": 1})
+    def c(profile):
+        CALLS.append("c")
+        return Outcome(measured={"ratio": float("nan")}, holds=None, note="a regime")
+
+    yield "fake-a,fake-b,fake-c"
+    CLAIMS.clear()
+    CLAIMS.update(saved)
+
+
+def test_every_declared_id_has_a_claim():
+    assert list(load_claims()) == list(CLAIM_IDS)
+    assert len(CLAIM_IDS) == 15
+
+
+def test_run_writes_report_and_resumes(fake_claims, tmp_path):
+    records = []
+    report = runner.run(fake_claims, out=tmp_path, progress=records.append)
+    assert [r.id for r in report.results] == ["fake-a", "fake-b", "fake-c"]
+    a, b, c = report.results
+    assert a.holds is True and a.status == "finished" and not a.resumed
+    assert b.status == "error" and b.note == "error: unexpected ValueError: boom"  # one line, run went on
+    assert c.holds is None and CALLS == ["a", "b", "c"]
+    assert report.counts() == {"holds": 1, "does not hold": 0, "no pass/fail": 1, "error": 1}
+    # progress: weighted, monotone, ending at the total, the claim named in the message
+    done = [r["done"] + r.get("partial", 0) for r in records]
+    assert done == sorted(done) and records[-1]["done"] == records[-1]["total"] == 30
+    assert any("fake-a: halfway" in r["message"] for r in records)
+    # the report files: strict JSON with the evidence, HTML with every claim, a figure and an escaped table
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert [x["id"] for x in data["claims"]] == ["fake-a", "fake-b", "fake-c"]
+    assert data["claims"][2]["measured"]["ratio"] is None and "NaN" in data["claims"][2]["measured"]["ratio_reason"]
+    page = (tmp_path / "report.html").read_text()
+    assert all(f"id='fake-{x}'" in page for x in "abc")
+    assert page.count("data:image/png;base64,") == 1 and "numbers &lt;b&gt;" in page
+    # a second run keeps the finished claims and measures the failed one again
+    again = runner.run(fake_claims, out=tmp_path)
+    assert [r.resumed for r in again.results] == [True, False, True]
+    assert CALLS == ["a", "b", "c", "b"]
+    assert again.results[0].measured == 1.0 and again.results[0].evidence[0]["series"]["aug/nom"][1] is None
+    # --fresh measures everything again; another profile never reuses these files
+    runner.run(fake_claims, out=tmp_path, fresh=True)
+    assert CALLS[4:] == ["a", "b", "c"]
+
+
+def test_a_claim_file_of_another_profile_or_damaged_is_measured_again(fake_claims, tmp_path):
+    runner.run("fake-a", out=tmp_path)
+    path = tmp_path / "claims" / "fake-a.json"
+    d = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(d, profile="full")))
+    runner.run("fake-a", out=tmp_path)
+    path.write_text("{ not json")
+    runner.run("fake-a", out=tmp_path)
+    assert CALLS == ["a", "a", "a"]
+
+
+def test_stop_writes_the_claims_that_finished(fake_claims, tmp_path):
+    from lab.control import Control
+
+    control = Control()
+    original = CLAIMS["fake-a"].measure
+
+    def stop_after(profile):
+        out = original(profile)
+        control.stop()
+        return out
+
+    monkey = CLAIMS["fake-a"].__class__(**{**CLAIMS["fake-a"].__dict__, "measure": stop_after})
+    CLAIMS["fake-a"] = monkey
+    report = runner.run(fake_claims, out=tmp_path, control=control)
+    assert report.status == "stopped" and [r.id for r in report.results] == ["fake-a"]
+    assert json.loads((tmp_path / "report.json").read_text())["status"] == "stopped"
+    assert "was stopped" in (tmp_path / "report.html").read_text()
+
+
+def test_cli_json_contract(fake_claims, tmp_path, capsys):
+    assert main(["reproduce", "--only", fake_claims, "--out", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["report"] == str(tmp_path / "report.html")
+    for c in out["claims"]:
+        assert {"id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings",
+                "seconds"} <= set(c)
+    assert [c["holds"] for c in out["claims"]] == [True, None, None]
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["reproduce", "--only", "no-such-claim"], "unknown claim id 'no-such-claim'"),
+    (["reproduce", "--quick", "--full"], "not allowed with argument"),
+    (["reproduce", "--device", "tpu"], "unknown device"),
+    (["reproduce", "--dtype", "float16"], "invalid choice"),
+])
+def test_cli_refuses_bad_requests_with_one_line(argv, text, tmp_path, capsys):
+    with pytest.raises(SystemExit) if "--quick" in argv or "--dtype" in argv else _nothing():
+        code = main(argv + ["--out", str(tmp_path)])
+        assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert text in err and len(err.splitlines()) == 1
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_data_must_be_a_directory(tmp_path, capsys):
+    assert main(["reproduce", "--only", "ranks-thesis", "--data", str(tmp_path / "missing"),
+                 "--out", str(tmp_path)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_listing_claims_does_not_import_torch():
+    code = ("import sys; from lab.cli import main; main(['reproduce', '--list']); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.splitlines()) == 15 and "ranks-thesis" in out.stdout
+
+
+def test_ranks_claim_checks_independent_values():
+    from lab.reproduce import ranks
+
+    # the independent sources themselves, against known sequences
+    assert [ranks.set_partitions(k, 10) for k in range(1, 7)] == [1, 2, 5, 15, 52, 203]  # Bell numbers
+    assert [ranks.weyl_rank("SO(3)", k) for k in range(0, 9)] == [1, 0, 1, 1, 3, 6, 15, 36, 91]  # Riordan
+    assert [ranks.weyl_rank("SO(2)", k) for k in range(0, 7)] == [1, 0, 2, 0, 6, 0, 20]  # central binomials
+    assert [ranks.pairings(k) for k in range(1, 7)] == [0, 1, 0, 3, 0, 15]
+    assert ranks.set_partitions(4, 3) == 14  # 15 set partitions of 4 minus the one with 4 blocks
