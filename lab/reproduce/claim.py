@@ -54,7 +54,7 @@ PAPERS = {
     "dynamics": "Nordenfors, Ohlsson & Flinth, Optimization dynamics of equivariant and augmented neural networks",
     "sharing": "Yeh et al., Equivariance discovery by learned parameter-sharing (poster)",
     "msr": "Meta-learning symmetries with sparse reparametrization (student report)",
-    "thesis": "Finzi, Inductive biases in deep learning (thesis), appendix A.1.5",
+    "thesis": "Finzi, Inductive biases in deep learning (thesis)",
 }
 
 #: every claim, in report order (filled by the claim modules on import)

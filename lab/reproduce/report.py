@@ -74,8 +74,9 @@ def summary_table_html(report) -> str:
                     f"<td>{html.escape(r.where)}</td><td>{html.escape(short(r.paper_value))}</td>"
                     f"<td>{html.escape(short(r.measured))}</td><td><span class='badge {css}'>{text}</span></td>"
                     f"<td>{r.seconds:.1f}</td></tr>")
-    return ("<table><thead><tr><th>claim</th><th>paper</th><th>where</th><th>paper</th><th>lab</th>"
-            "<th>verdict</th><th>s</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return ("<table><thead><tr><th>claim</th><th>source</th><th>where</th><th>the paper says</th>"
+            "<th>the lab measures</th><th>verdict</th><th>s</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table>")
 
 
 def claim_html(r) -> str:
@@ -102,7 +103,7 @@ def html_page(report) -> str:
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Symmetry Lab: reproduction report "
             f"({report.profile})</title><style>{CSS}</style></head><body>"
             f"<h1>Symmetry Lab — reproduction report ({html.escape(report.profile)})</h1>"
-            f"<p>{len(report.results)} claims: {counts}. Device {html.escape(report.device)}; "
+            f"<p>{len(report.results)} claim{'s' if len(report.results) != 1 else ''}: {counts}. Device {html.escape(report.device)}; "
             f"{report.seconds:.0f} s. Each claim is measured with the lab's own functions; <b>quick</b> runs "
             f"reduced settings in minutes on a laptop CPU, <b>full</b> the papers' own settings.</p>{stopped}"
             f"{summary_table_html(report)}" + "".join(claim_html(r) for r in report.results) + "</body></html>")
