@@ -21,3 +21,32 @@ def _isolated_results(tmp_path_factory):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory):
+    """``lab reproduce --quick --json`` run once per test worker, as a user runs it (a subprocess): (the printed
+    JSON object, the report.json written beside report.html).  Tests using it are in the xdist group
+    ``reproduce`` so that one worker runs it once."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("reproduce-quick")
+    env = dict(os.environ, LAB_PROGRESS_DELAY="0")
+    proc = subprocess.run([sys.executable, "-m", "lab", "reproduce", "--quick", "--json", "--device", "cpu",
+                           "--out", str(out)], capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = json.loads(proc.stdout)
+    report = json.loads((out / "report.json").read_text())
+    return printed, report
+
+
+@pytest.fixture(scope="session")
+def quick_outcomes(quick_report):
+    """The quick report's claims as ``lab.reproduce.Outcome`` objects, by id."""
+    from lab.reproduce import Outcome
+
+    _, report = quick_report
+    return {c["id"]: Outcome(measured=c["measured"], holds=c["holds"], settings=c["settings"],
+                             evidence=c["evidence"], note=c["note"]) for c in report["claims"]}
