@@ -639,13 +639,10 @@ def e2_ordering(profile) -> Outcome:
     if main is not None:
         n = math.isqrt(main.exp.group.d)
     groups = grid_groups(n)
+    lr, source = E2_LR, "the authors' code (train_different_groups.py; the main Trans rate is another)"
     if profile.full:
-        lr, source = _paper_lr("trans", E2_LR)
-        if source != "the authors' code":
-            lr, source = E2_LR, "the authors' code (train_different_groups.py)"
         kw = dict(runs=FULL["runs"], steps=FULL["steps"], aug_passes=FULL["aug_passes"], scale="paper", images=None)
     else:
-        lr, source = E2_LR, "the authors' code (train_different_groups.py)"
         kw = dict(runs=3, steps=20, aug_passes=5, scale="small", images=200)
     extra = {k: v for k, v in _passthrough(profile, "trans").items() if k != "device"}
     total = len(groups) * kw["steps"]
