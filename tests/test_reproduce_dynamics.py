@@ -5,8 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from lab.reproduce import Outcome, Profile, load_claims
-from lab.reproduce.claim import measure
+from lab.reproduce import Outcome
 
 DYN = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-vs-nom", "dyn-trans-aug-vs-nom",
        "dyn-rot-aug-near-nom", "dyn-relative-dimensions", "dyn-e2-ordering")
@@ -15,13 +14,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("reproduce")]
 
 
 @pytest.fixture(scope="module")
-def outcomes():
-    claims = load_claims()
-    seen = []
-    profile = Profile("quick", device="cpu", progress=lambda fraction, message: seen.append(fraction))
-    out = {cid: measure(claims[cid], profile)[0] for cid in DYN}
-    out["_progress"] = seen
-    return out
+def outcomes(quick_outcomes):
+    """The seven claims from the one quick ``lab reproduce`` run of this worker (tests/conftest.py)."""
+    return {cid: quick_outcomes[cid] for cid in DYN}
 
 
 def test_outcomes_are_json_with_a_stated_criterion(outcomes):
@@ -40,7 +35,6 @@ def test_outcomes_are_json_with_a_stated_criterion(outcomes):
                 assert all(len(r) == len(e["columns"]) for r in e["rows"])
         if o.holds is False:
             assert len(o.note) > 40  # a cause is stated
-    assert outcomes["_progress"] and all(0 <= f <= 1 for f in outcomes["_progress"])
 
 
 def test_equi_stays_in_E(outcomes):

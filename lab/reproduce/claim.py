@@ -107,6 +107,10 @@ class Profile:
             self._memo[key] = make()
         return self._memo[key]
 
+    def peek(self, key):
+        """What ``memo`` holds under ``key``, or None (nothing is computed)."""
+        return self._memo.get(key)
+
     def checkpoint(self) -> None:
         from ..control import checkpoint
 

@@ -173,7 +173,7 @@ def _slope(xs, ys) -> float | None:
 
 def _peek(profile, key):
     """A shared run if some claim made it already (None otherwise: nothing is trained for it)."""
-    return getattr(profile, "_memo", {}).get(key)
+    return profile.peek(key)
 
 
 def _dtype_name(trainer) -> str:
