@@ -5,17 +5,17 @@ import json
 
 import pytest
 
-from lab.reproduce import Profile, load_claims
-from lab.reproduce.claim import measure
 
 SETTINGS = ["rank1 kernel3", "rank2 kernel3", "rank5 kernel3", "rank2 kernel5", "rank5 kernel5"]
 
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("reproduce")]
+
+
 @pytest.fixture(scope="module")
-def outcomes():
-    claims = load_claims()
-    profile = Profile("quick")  # one profile: the second claim reuses the first one's runs
-    return {cid: measure(claims[cid], profile)[0] for cid in ("msr-sparsity-few-tasks", "msr-sparser-U")}
+def outcomes(quick_outcomes):
+    """The two claims from the one quick ``lab reproduce`` run of this worker (tests/conftest.py)."""
+    return {cid: quick_outcomes[cid] for cid in ("msr-sparsity-few-tasks", "msr-sparser-U")}
 
 
 def test_sparsity_lowers_the_test_loss_with_20_tasks(outcomes):
