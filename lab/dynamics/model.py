@@ -108,10 +108,43 @@ class BatchedMLP:
     # ------------------------------------------------------------------ forward
     def forward(self, params: list[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """x: (R, B, c, n) -> output (R, B, c_out, n_out) of the last layer."""
+        return self.forward_matmul(self.to_matmul(params), x)
+
+    def to_matmul(self, params: list[torch.Tensor]) -> list[torch.Tensor]:
+        """Weights (R, c_out, c_in, n_out, n_in) laid out as (R, c_in·n_in, c_out·n_out) (biases unchanged):
+        one batched matmul per layer, with no copy of the weights per mini-batch.  Training makes these the
+        leaves of its gradient pass, so a step permutes every weight once, not once per mini-batch."""
+        out = []
         for s, group in zip(self.specs, self.layer_params(params)):
-            x = torch.einsum("roiac,rbic->rboa", group[0], x)
+            W = group[0]
+            R, O, I, A, C = W.shape
+            out.append(W.permute(0, 2, 4, 1, 3).reshape(R, I * C, O * A).contiguous())
+            out.extend(group[1:])
+        return out
+
+    def from_matmul(self, mats: list[torch.Tensor]) -> list[torch.Tensor]:
+        """The inverse of ``to_matmul`` (gradients back to the weights' layout)."""
+        out, i = [], 0
+        for s, sp in zip(self.specs, self.spaces):
+            M = mats[i]
+            R = M.shape[0]
+            out.append(M.reshape(R, s.c_in, sp.n_in, s.c_out, sp.n_out).permute(0, 3, 1, 4, 2).contiguous())
+            i += 1
             if s.bias:
-                x = x + group[1][:, None]
+                out.append(mats[i])
+                i += 1
+        return out
+
+    def forward_matmul(self, mats: list[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+        """``forward`` with weights from ``to_matmul``."""
+        i = 0
+        for s, sp in zip(self.specs, self.spaces):
+            R, B = x.shape[:2]
+            x = torch.bmm(x.reshape(R, B, -1), mats[i]).view(R, B, s.c_out, sp.n_out)
+            i += 1
+            if s.bias:
+                x = x + mats[i][:, None]
+                i += 1
             for op in filter(None, (a.strip() for a in s.after.split(","))):
                 if op == "layernorm":
                     x = F.layer_norm(x, x.shape[-2:])

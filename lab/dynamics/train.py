@@ -36,6 +36,8 @@ from .experiments import Experiment, build
 from .model import BatchedMLP
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+#: the largest activation (elements) of one forward pass over a mini-batch; more runs are split into chunks
+CHUNK_ELEMENTS = 1 << 20
 
 
 def training_dtype(config: DynamicsConfig, device) -> torch.dtype:
@@ -189,7 +191,12 @@ class Trainer:
     def _gradient(self, strategy, params, alive, control, on_batch):
         params = self.params[strategy] if params is None else params
         alive = torch.ones(self.R, dtype=torch.bool, device=self.device) if alive is None else alive
-        P = [p.detach().clone().requires_grad_(True) for p in params]
+        # the leaves are the weights in matmul layout (permuted once per step, not once per mini-batch), one set
+        # per chunk of runs: a chunk's activations stay within CHUNK_ELEMENTS (cache-sized buffers instead of
+        # hundreds of MB allocated per mini-batch; runs never mix, so chunking changes no number)
+        mats = self.model.to_matmul(params)
+        chunks = self._run_chunks()
+        P = [[m[rs].detach().clone().requires_grad_(True) for m in mats] for rs in chunks]
         augmented = strategy in ("aug", "aug_penalty")
         nb, N = len(self.batches), len(self.X)
         if not augmented:
@@ -213,22 +220,33 @@ class Trainer:
                         yb = apply(self._rows(ops[1], start, self.R, self.R, repeat), yb)
                 else:
                     x = xb.unsqueeze(0).expand(self.R, *xb.shape)
-                out = self.model.forward(P, x)
-                loss, right, per_item = self._loss(out, yb)
                 w = (sl.stop - sl.start) / N / passes
-                torch.where(alive, loss * w, torch.zeros_like(loss)).sum().backward()
-                loss_sum += w * loss.detach().to(torch.float64)
-                correct += right
+                for rs, Pc in zip(chunks, P):
+                    xc = x[rs]
+                    yc = yb[rs] if yb.dim() == x.dim() else yb
+                    out = self.model.forward_matmul(Pc, xc.contiguous())
+                    loss, right, per_item = self._loss(out, yc)
+                    torch.where(alive[rs], loss * w, torch.zeros_like(loss)).sum().backward()
+                    loss_sum[rs] += w * loss.detach().to(torch.float64)
+                    correct[rs] += right
                 seen += per_item * (sl.stop - sl.start)
                 if on_batch is not None:
                     on_batch()
-        grads = [p.grad for p in P]
+        grads = self.model.from_matmul([torch.cat([Pc[i].grad for Pc in P]) for i in range(len(mats))])
         if strategy == "equi":
             grads = self.model.project(grads)
         elif strategy == "aug_penalty" and self.config.gamma:
             proj = self.model.project(params)
             grads = [g + 2 * self.config.gamma * (p - q) for g, p, q in zip(grads, params, proj)]
         return grads, loss_sum, correct / seen
+
+    def _run_chunks(self) -> list[slice]:
+        """Runs per forward/backward pass: as many as keep the widest activation of a mini-batch within
+        ``CHUNK_ELEMENTS`` (at least one)."""
+        width = max(max(s.c_out * sp.n_out, s.c_in * sp.n_in) for s, sp in zip(self.model.specs, self.model.spaces))
+        per_run = width * self.config.batch_size
+        size = max(1, min(self.R, CHUNK_ELEMENTS // max(per_run, 1)))
+        return [slice(i, min(i + size, self.R)) for i in range(0, self.R, size)]
 
     # ------------------------------------------------------------------ stepping
     def train_step(self, control: Control | None = None, on_batch=None) -> list[dict]:
