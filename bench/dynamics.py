@@ -1,17 +1,18 @@
-"""Benchmark: training dynamics, R runs batched vs the same R runs one after another.
+"""Benchmark: training dynamics at the paper's scale (float32 vs float64, batched runs vs a loop over runs), and
+R runs batched vs one by one on the small presets.
 
-    python bench/dynamics.py [--runs 30] [--steps 3] [--paper] [--paper-steps 50] [--out bench/results/dynamics.json]
+    python bench/dynamics.py [--paper] [--small] [--steps 1] [--passes 1] [--loop-runs 3] [--out FILE]
 
-* ``batched`` -- one ``Trainer`` with R runs (weights with a leading run axis, one einsum per layer);
-* ``loop``    -- the baseline, in the same process: R ``Trainer``s with one run each (``run_ids=(r,)``),
-  trained one after another.  Both follow identical trajectories (tests/test_dynamics.py checks it), so
-  the ratio of steps per second is the gain of batching.
-
-Measured on every experiment at its small default (strategies nom, aug, equi) on CPU, and on CUDA when
-present.
-``--paper`` adds the wall time of the Perm experiment at paper scale (30 runs, 50 steps, 25 augmentation
-passes, 1000 graphs, 32/64 channels); ``--paper-steps`` times fewer steps and reports the per-step time.
-Target: batching >= 5x faster than the loop at R = 30 on CPU.
+* ``--paper`` (the default when neither is given) -- Perm at paper scale (30 runs, 1000 graphs of 10 nodes, 32/64
+  channels, batch 200, Nom + Aug + Equi; ``lab.dynamics.paper``): seconds per step in float32 and float64, for
+  the 30 runs batched (one ``Trainer``) and for a loop over runs (``--loop-runs`` single-run ``Trainer``s, scaled
+  to 30), all in this process.  To stay within minutes it times ``--steps`` steps with ``--passes``
+  augmentation passes and extrapolates to the paper's L = 25: a step is 2 + L passes over the data (Nom, Equi,
+  L for Aug), each the same work, so seconds per step at L = 25 = measured x (2 + 25) / (2 + passes).  The
+  full run (50 steps) is 50 times that.  Targets: float32 >= 1.8x float64 (batched) and the full run under
+  40 min.
+* ``--small`` -- every experiment at its small default: R runs batched against the same R runs one after
+  another (identical trajectories: tests/test_dynamics.py), the gain of batching; target >= 5x at R = 30.
 """
 from __future__ import annotations
 
@@ -55,46 +56,81 @@ def looped(experiment, device, runs, steps):
     return seconds
 
 
+PAPER_STEPS, PAPER_PASSES, PAPER_RUNS = 50, 25, 30
+
+
+def paper_step_seconds(dtype, runs, steps, passes, run_ids=None):
+    """Seconds per training step of Perm at paper scale (build excluded)."""
+    tr = Trainer(DynamicsConfig(experiment="perm", scale="paper", runs=runs, steps=steps, aug_passes=passes,
+                                dtype=dtype, device="cpu", strategies=("nom", "aug", "equi"), run_ids=run_ids))
+    t0 = time.perf_counter()
+    tr.run()
+    return (time.perf_counter() - t0) / steps
+
+
+def paper(args) -> dict:
+    scale = (2 + PAPER_PASSES) / (2 + args.passes)
+    rows = []
+    for dtype in ("float32", "float64"):
+        batched = paper_step_seconds(dtype, PAPER_RUNS, args.steps, args.passes) * scale
+        loop = sum(paper_step_seconds(dtype, PAPER_RUNS, args.steps, args.passes, run_ids=(r,))
+                   for r in range(args.loop_runs)) * scale * PAPER_RUNS / args.loop_runs
+        rows.append(dict(dtype=dtype, batched_s_per_step=batched, loop_s_per_step=loop,
+                         batched_over_loop=loop / batched, full_run_minutes=PAPER_STEPS * batched / 60))
+        print(f"  {dtype}: batched {batched:.1f} s/step, loop {loop:.1f} s/step", flush=True)
+    f32, f64 = rows
+    result = dict(rows=rows, float32_speedup=f64["batched_s_per_step"] / f32["batched_s_per_step"],
+                  measured_steps=args.steps, measured_passes=args.passes, loop_runs=args.loop_runs,
+                  threads=torch.get_num_threads(), targets=dict(float32_speedup=1.8, full_run_minutes=40))
+    print(f"\nPerm at paper scale ({PAPER_RUNS} runs, L = {PAPER_PASSES}, Nom + Aug + Equi), CPU, "
+          f"{torch.get_num_threads()} threads; measured {args.steps} step(s) at L = {args.passes}, extrapolated:")
+    print(f"{'dtype':<8} {'batched s/step':>15} {'loop s/step':>12} {'batched gain':>13} {'50 steps (min)':>15}")
+    for r in rows:
+        print(f"{r['dtype']:<8} {r['batched_s_per_step']:>15.1f} {r['loop_s_per_step']:>12.1f} "
+              f"{r['batched_over_loop']:>12.2f}x {r['full_run_minutes']:>15.1f}")
+    ok32 = result["float32_speedup"] >= 1.8
+    ok40 = f32["full_run_minutes"] < 40
+    print(f"float32 / float64: x{result['float32_speedup']:.2f} ({'OK' if ok32 else 'UNDER'} 1.8x); full run in "
+          f"float32: {f32['full_run_minutes']:.0f} min ({'OK' if ok40 else 'OVER'} 40 min)")
+    return result
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--paper", action="store_true", help="Perm at paper scale: float32 vs float64, batched vs loop")
+    ap.add_argument("--small", action="store_true", help="the small presets: batched vs one by one")
+    ap.add_argument("--runs", type=int, default=30, help="--small: runs")
+    ap.add_argument("--steps", type=int, default=1, help="steps timed (--small: 3 when left at 1)")
+    ap.add_argument("--passes", type=int, default=1, help="--paper: augmentation passes timed (extrapolated to 25)")
+    ap.add_argument("--loop-runs", type=int, default=3, help="--paper: single-run trainers timed (scaled to 30)")
     ap.add_argument("--experiments", default=",".join(EXPERIMENTS))
-    ap.add_argument("--paper", action="store_true")
-    ap.add_argument("--paper-steps", type=int, default=50)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dynamics.json"))
     args = ap.parse_args(argv)
+    result = {}
+    if args.paper or not args.small:
+        result["paper"] = paper(args)
+    if args.small:
+        result["batching"] = small(args)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    return 0
+
+
+def small(args) -> list:
+    steps = args.steps if args.steps > 1 else 3
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     rows = []
     for device, experiment in [(d, e) for d in devices for e in args.experiments.split(",")]:
-        b = batched(experiment, device, args.runs, args.steps)
-        lp = looped(experiment, device, args.runs, args.steps)
-        row = dict(experiment=experiment, device=device, runs=args.runs, steps=args.steps,
-                   batched_steps_per_s=args.steps / b, loop_steps_per_s=args.steps / lp, speedup=lp / b, target=5.0,
+        b = batched(experiment, device, args.runs, steps)
+        lp = looped(experiment, device, args.runs, steps)
+        row = dict(experiment=experiment, device=device, runs=args.runs, steps=steps,
+                   batched_steps_per_s=steps / b, loop_steps_per_s=steps / lp, speedup=lp / b, target=5.0,
                    ok=lp / b >= 5.0)
         rows.append(row)
         print(f"{experiment:<7} {device}: R = {args.runs}: batched {row['batched_steps_per_s']:.3f} steps/s, loop "
               f"{row['loop_steps_per_s']:.3f} steps/s -> x{row['speedup']:.1f} ({'OK' if row['ok'] else 'UNDER'} 5x)",
               flush=True)
-    result = {"batching": rows}
-    if args.paper:
-        tr = Trainer(DynamicsConfig(experiment="perm", scale="paper", runs=30, steps=args.paper_steps, aug_passes=25,
-                                    strategies=("nom", "aug", "equi")))
-        t0 = time.perf_counter()
-
-        def report(t, _):
-            print(f"  paper scale: step {t.step}/{t.config.steps}  {time.perf_counter() - t0:.0f} s", flush=True)
-
-        tr.run(on_step=report)
-        seconds = time.perf_counter() - t0
-        result["paper"] = dict(steps=args.paper_steps, seconds=seconds, seconds_per_step=seconds / args.paper_steps,
-                               estimated_seconds_for_50_steps=50 * seconds / args.paper_steps,
-                               summary=tr.summary(), device=str(tr.device))
-        print(f"Perm at paper scale (30 runs, 25 passes, 1000 graphs, 32 channels): {seconds:.0f} s for "
-              f"{args.paper_steps} steps ({seconds / args.paper_steps:.1f} s/step)")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1))
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

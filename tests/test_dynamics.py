@@ -128,7 +128,8 @@ def test_sampled_augmentation_stays_ten_times_closer_than_nominal_perm_defaults(
 
 
 def test_penalty_pulls_augmentation_towards_E():
-    cfg = dict(experiment="rot", runs=2, steps=8, strategies=("aug", "aug_penalty"), gamma=1.5,
+    # 2 gamma lr = 0.5: the part outside E halves per step (gamma 1.5 overshoots it: 1 - 1.5 = -0.5)
+    cfg = dict(experiment="rot", runs=2, steps=8, strategies=("aug", "aug_penalty"), gamma=0.5,
                options={"images": 60, "size": 8})
     s = Trainer(DynamicsConfig(**cfg)).summary()  # step 0: all at A0
     assert s["aug"]["dist_from_E"] < 1e-12

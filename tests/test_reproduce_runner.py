@@ -19,7 +19,7 @@ CALLS = []
 @pytest.fixture
 def fake_claims(monkeypatch):
     """Three stand-in claims (the registry is restored afterwards)."""
-    saved = dict(CLAIMS)
+    saved = dict(load_claims())  # every real claim registered first, so that restoring keeps them
     CALLS.clear()
     monkeypatch.setattr("lab.reproduce.claim.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))
     monkeypatch.setattr("lab.reproduce.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))

@@ -21,7 +21,7 @@ import param
 
 from ..config import ConfigError
 from ..dynamics.config import DynamicsConfig
-from ..dynamics.experiments import BUILDERS
+from ..dynamics.experiments import BUILDERS, DEFAULT_GROUPS
 from ..dynamics.metrics import per_layer
 from ..dynamics.store import list_runs, results_dir
 from ..experiments import FAMILIES
@@ -35,7 +35,7 @@ from .worker_pane import WorkerPaneMixin
 #: the config fields the pane shows (every declared one meant for the dashboard)
 CONFIG_NAMES = [o.name for o in DynamicsConfig.declarations() if o.ui]
 #: settings the experiment fills in when left empty: the pane shows the experiment's values
-EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes")
+EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes", "runs")
 DEVICES = ("auto", "cpu", "cuda")
 #: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
 #: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x)
@@ -48,16 +48,16 @@ DRAW_SHARE = 0.5
 LIVE_STEPS = 200
 
 
-def experiment_defaults(experiment: str) -> dict:
-    """steps, lr and aug_passes of an experiment, as its config fills them in."""
-    cfg = DynamicsConfig(experiment=experiment).validate()
+def experiment_defaults(experiment: str, scale: str = "small") -> dict:
+    """steps, lr, aug_passes and runs of an experiment at a scale, as its config fills them in (the paper's
+    values at paper scale: ``lab.dynamics.paper``)."""
+    cfg = DynamicsConfig(experiment=experiment, scale=scale).validate()
     return {k: getattr(cfg, k) for k in EXPERIMENT_DEFAULTS}
 
 
 def default_group(experiment: str) -> str:
     """The group an experiment builds when none is given ("" when it takes none)."""
-    p = inspect.signature(BUILDERS[experiment]).parameters.get("group")
-    return p.default if p is not None and isinstance(p.default, str) else ""
+    return DEFAULT_GROUPS.get(experiment, "")
 
 
 def default_rep(experiment: str) -> str:
@@ -74,7 +74,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
     def __init__(self, results: str | None = None, **params):
         self._restoring = False
         exp = params.get("experiment", self.param.experiment.default)
-        fill = {**experiment_defaults(exp), "group": default_group(exp), "rep": default_rep(exp)}
+        fill = {**experiment_defaults(exp, params.get("scale", self.param.scale.default)), "group": default_group(exp), "rep": default_rep(exp)}
         super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
         self.results = results_dir(results)
         self._records: list[dict] = []  # every record of the run shown
@@ -95,6 +95,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
                                 progress=self._progress, error=self._error, detail=self._detail,
                                 after_poll=self._after_poll)
         self.param.watch(guarded(self, "switching the experiment")(self._on_experiment), ["experiment"])
+        self.param.watch(guarded(self, "switching the scale")(self._on_scale), ["scale"])
         self.param.watch(guarded(self, "redrawing")(lambda e: self._pipe is not None and self._redraw()),
                          ["log_scale"])
         guard_settings(self, self._controls)
@@ -161,9 +162,14 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
     def _on_experiment(self, event):
         if self._restoring:  # a loaded run brings its own values
             return
-        self.param.update(**experiment_defaults(event.new), group=default_group(event.new),
+        self.param.update(**experiment_defaults(event.new, self.scale), group=default_group(event.new),
                           rep=default_rep(event.new))
         self._show_custom()
+
+    def _on_scale(self, event):
+        if self._restoring:  # a loaded run brings its own values
+            return
+        self.param.update(**experiment_defaults(self.experiment, event.new))
 
     # ------------------------------------------------------------------ control
     @property

@@ -8,19 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..config import Config, ConfigError, option
+from .paper import INITS, setting
 
 EXPERIMENTS = ("perm", "trans", "rot", "custom")
 SCALES = ("small", "paper")
 STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
-#: per-experiment defaults for settings left as None: small enough to run in seconds on a 2-core CPU
-DEFAULTS = {
-    "perm": dict(steps=40, lr=0.01, aug_passes=10, batch_size=50),
-    "trans": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
-    "rot": dict(steps=30, lr=0.5, aug_passes=4, batch_size=50),
-    "custom": dict(steps=30, lr=0.5, aug_passes=5, batch_size=100),
-}
-#: the published setting (Nordenfors et al. §5 and appendix D): 30 runs, 50 steps, 25 passes
-PAPER = dict(runs=30, steps=50, aug_passes=25)
+DTYPES = ("float32", "float64")
+#: settings left as None are filled from ``lab.dynamics.paper`` (the paper's table; ``small`` shrinks it)
+FILLED = ("lr", "steps", "runs", "aug_passes", "batch_size", "init", "dtype", "test_fraction")
 
 
 @dataclass
@@ -29,8 +24,10 @@ class DynamicsConfig(Config):
 
     experiment: str = option("perm", "the experiment (Nordenfors et al. appendix D; custom: any real group)",
                              choices=EXPERIMENTS, label="experiment")
-    scale: str = option("small", "experiment size: small (seconds on a laptop CPU) or paper", choices=SCALES)
-    runs: int = option(5, "independent runs (batched into one computation)", low=1, high=10_000)
+    scale: str = option("small", "experiment size: small (seconds on a laptop CPU) or paper (every setting the "
+                        "paper's or its reference code's: lab.dynamics.paper)", choices=SCALES)
+    runs: int | None = option(None, "independent runs, batched into one computation (default: 5, paper 30)",
+                              low=1, high=10_000)
     steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)
     strategies: tuple[str, ...] = option(("nom", "aug", "equi"), "comma list of nom, aug, equi, aug_penalty",
                                          choices=STRATEGIES, label="strategy")
@@ -45,6 +42,17 @@ class DynamicsConfig(Config):
     group: str | None = option(None, 'custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')
     rep: str | None = option(None, 'custom: the input rep, e.g. "V", "T(2)"')
     batch_size: int | None = option(None, "mini-batch size (default: the experiment's)", low=1, ui=False)
+    init: str | None = option(None, "initial weights before projection onto E: reference (the authors' code), "
+                              "standard (the paper's text: N(0, 1)) or fan_in (N(0, 1/fan_in), the lab's small "
+                              "scale) (default: reference at paper scale)", choices=INITS, ui=False)
+    dtype: str | None = option(None, "training precision (default: float32 on CUDA and at paper scale, as the "
+                               "reference code; float64 on CPU at small scale)", choices=DTYPES, ui=False)
+    data: str | None = option(None, "directory with MNIST IDX files (t10k-images-idx3-ubyte[.gz], "
+                              "t10k-labels-idx1-ubyte[.gz]) for trans: the paper's 14 x 14 MNIST instead of the "
+                              "8 x 8 digits; never downloaded", ui=False, metavar="DIR")
+    test_fraction: float | None = option(None, "share of the data held out and never trained on; each strategy's "
+                                         "final model is scored on it (test_accuracy; default: trans small 0.2, "
+                                         "else 0 as in the paper)", low=0, high=0.9, ui=False)
     options: dict = field(default_factory=dict)  # further experiment options (images, channels, ...)
     run_ids: tuple[int, ...] | None = None  # which runs (default 0..runs-1): lets runs train one by one
 
@@ -53,9 +61,11 @@ class DynamicsConfig(Config):
         from ..device import check_device_name
 
         self.device = check_device_name(self.device)
-        for key, value in DEFAULTS[self.experiment].items():
+        for key in FILLED:
             if getattr(self, key) is None:
-                setattr(self, key, value)
+                setattr(self, key, setting(self.experiment, self.scale, key))
+        if self.data is not None and self.experiment not in ("trans",):
+            raise ConfigError(f"data (MNIST) applies to the trans experiment, not {self.experiment}")
         if self.rep is not None and self.experiment != "custom":
             raise ConfigError("rep applies to the custom experiment only")
         if self.group is not None and self.experiment not in ("custom", "trans"):

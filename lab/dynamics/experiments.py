@@ -1,8 +1,9 @@
 """The experiments of Nordenfors, Ohlsson & Flinth (appendix D), each a preset at two scales.
 
 ``build(name, scale, seed, **options)`` returns an ``Experiment``: the group, the layers, the data and the
-task.  ``small`` runs in seconds on a 2-core CPU; ``paper`` is the published setting (or the nearest one
-that can be generated here: scikit-learn's digits replace MNIST).
+task, all read from ``lab.dynamics.paper`` (the paper's settings with their sources).  ``small`` runs in
+seconds on a 2-core CPU (the same architectures, fewer channels and data); ``paper`` is the published setting
+(MNIST needs ``data_dir``: the IDX files the user has; without them scikit-learn's 8 x 8 digits replace it).
 """
 from __future__ import annotations
 
@@ -16,10 +17,16 @@ from ..groups import parse_group
 from ..groups.base import Group
 from . import data
 from .config import EXPERIMENTS, SCALES
+from .paper import setting
 from .model import LayerSpec
 
-#: appendix E.2: the Trans architecture and data under four groups acting on the 8 x 8 grid
+#: appendix E.2: the Trans architecture and data under four groups acting on the 8 x 8 grid (the digits)
 RELDIM_GROUPS = {"Trans": "Z(8)*Z(8)", "Rot": "C4Grid(8)", "OneDTrans": "Trivial(8)*Z(8)", "TransRot": "P4Grid(8)"}
+
+
+def reldim_groups(n: int = 8) -> dict[str, str]:
+    """Appendix E.2's four groups acting on the n x n grid (n = 14 for the paper's MNIST)."""
+    return {name: group.replace("(n)", f"({n})") for name, group in setting("e2", "paper", "groups")}
 
 
 @dataclass
@@ -34,53 +41,78 @@ class Experiment:
     out_rep: str | None = None  # the rep of equivariant targets (augmentation acts on them too)
     description: str = ""
     options: dict = field(default_factory=dict)
+    grid: int | None = None  # n: the side of the image or the number of nodes (the reference init's scale)
+    mask_loss: str = "mean"  # segmentation: "mean" over masks and pixels, or "sum" over masks of their means
 
 
 def _t(a, dtype=torch.float64):
     return torch.as_tensor(np.asarray(a), dtype=dtype)
 
 
-def perm(scale="small", seed=0, graphs=None, nodes=10, channels=None):
+def _specs(experiment: str, channels) -> list[LayerSpec]:
+    """The paper's layers (lab.dynamics.paper) with these channel counts."""
+    layers = setting(experiment, "paper", "layers")
+    return [LayerSpec(name, rep_in, rep_out, channels[i], channels[o], after=after, bias=bias)
+            for name, rep_in, rep_out, i, o, after, bias in layers]
+
+
+def _channels(experiment, scale, channels):
+    """The experiment's channel counts: given (the hidden ones, as before), or the table's."""
+    full = tuple(setting(experiment, scale, "channels"))
+    if channels is None:
+        return full
+    channels = tuple(channels)
+    return (full[0],) + channels + (full[-1],) if len(channels) == len(full) - 2 else channels
+
+
+def perm(scale="small", seed=0, graphs=None, nodes=None, channels=None):
     """D.1: connectivity of SBM graphs; S(n) on adjacency matrices."""
-    graphs = graphs or (200 if scale == "small" else 1000)
-    c1, c2, c3 = channels or ((8, 16, 8) if scale == "small" else (32, 64, 32))
-    A, y = data.sbm_graphs(graphs, nodes, rng=seed)
-    specs = [LayerSpec("equivariant T(2)→T(2)", "T(2)", "T(2)", 1, c1),
-             LayerSpec("invariant T(2)→T(0)", "T(2)", "Scalar", c1, c2, after="layernorm,leaky_relu"),
-             LayerSpec("fc", "Scalar", "Scalar", c2, c3, bias=True),
-             LayerSpec("fc out", "Scalar", "Scalar", c3, 1, after="", bias=True)]
-    return Experiment("perm", parse_group(f"S({nodes})"), specs, _t(A.reshape(graphs, 1, -1) - 0.5), _t(y),
-                      "binary", "T(2)", description=f"connectivity of {graphs} two-block SBM graphs with "
-                      f"{nodes} nodes (p = 0.5, q = 0.05); {int(y.sum())} connected")
+    graphs = graphs or setting("perm", scale, "data_size")
+    nodes = nodes or setting("perm", scale, "nodes")
+    ch = _channels("perm", scale, channels)
+    A, y = data.sbm_graphs(graphs, nodes, p=setting("perm", scale, "sbm_p"), q=setting("perm", scale, "sbm_q"),
+                           rng=seed)
+    return Experiment("perm", parse_group(f"S({nodes})"), _specs("perm", ch), _t(A.reshape(graphs, 1, -1) - 0.5),
+                      _t(y), "binary", "T(2)", grid=nodes, description=f"connectivity of {graphs} two-block SBM "
+                      f"graphs with {nodes} nodes (p = 0.5, q = 0.05); {int(y.sum())} connected")
 
 
-def trans(scale="small", seed=0, group="Z(8)*Z(8)", images=None, channels=None):
-    """D.2 on scikit-learn's 8 x 8 digits: classification invariant to the group acting on the pixels."""
-    images = images or (400 if scale == "small" else None)
-    c1, c2, c3 = channels or ((4, 8, 16) if scale == "small" else (32, 32, 64))
-    X, y = data.digits(images, rng=seed)
-    G = parse_group(group)
-    if G.d != 64:
-        raise LabError(f"the digits are 8 x 8: the group must act on 64 pixels, {G} acts on {G.d}")
-    specs = [LayerSpec("equivariant V→V (1)", "V", "V", 1, c1),
-             LayerSpec("equivariant V→V (2)", "V", "V", c1, c2),
-             LayerSpec("invariant V→T(0)", "V", "Scalar", c2, c3, after="layernorm,leaky_relu"),
-             LayerSpec("fc out", "Scalar", "Scalar", c3, 10, after="", bias=True)]
-    return Experiment("trans", G, specs, _t(X.reshape(len(X), 1, 64) - 0.5), _t(y, torch.int64), "multiclass",
-                      "V", description=f"{len(X)} scikit-learn digits (8 x 8) under {G}")
+def trans(scale="small", seed=0, group=None, images=None, channels=None, data_dir=None, size=None):
+    """D.2: classification invariant to the group acting on the pixels.  MNIST's test set resized to 14 x 14
+    from the IDX files in ``data_dir`` (the paper's data), else scikit-learn's 8 x 8 digits."""
+    images = images or (setting("trans", scale, "data_size") if scale == "small" or data_dir else None)
+    ch = _channels("trans", scale, channels)
+    if data_dir is not None:
+        from .mnist import load_mnist
+
+        side = size or setting("trans", "paper", "image_size")
+        X, y = load_mnist(data_dir, "t10k", size=side)
+        if images is not None and images < len(X):
+            idx = np.random.default_rng(seed).choice(len(X), size=images, replace=False)
+            X, y = X[idx], y[idx]
+        what = f"{len(X)} MNIST test images ({side} x {side})"
+    else:
+        if size not in (None, 8):
+            raise LabError(f"the digits are 8 x 8 (size {size} needs MNIST: --data DIR)")
+        side = 8
+        X, y = data.digits(images, rng=seed)
+        what = f"{len(X)} scikit-learn digits (8 x 8)"
+    G = parse_group(group or f"Z({side})*Z({side})")
+    if G.d != side * side:
+        raise LabError(f"the images are {side} x {side}: the group must act on {side * side} pixels, {G} acts on "
+                       f"{G.d}")
+    return Experiment("trans", G, _specs("trans", ch), _t(X.reshape(len(X), 1, side * side) - 0.5),
+                      _t(y, torch.int64), "multiclass", "V", grid=side, description=f"{what} under {G}")
 
 
 def rot(scale="small", seed=0, images=None, size=None, channels=None):
     """D.3: segmentation of triangles and pentagons, equivariant to 90-degree rotations."""
-    images = images or (200 if scale == "small" else 1000)
-    n = size or (10 if scale == "small" else 20)
-    c1, c2 = channels or ((4, 4) if scale == "small" else (16, 16))
+    images = images or setting("rot", scale, "data_size")
+    n = size or setting("rot", scale, "image_size")
+    ch = _channels("rot", scale, channels)
     X, M = data.shapes(images, n, rng=seed)
-    specs = [LayerSpec("equivariant V→V (1)", "V", "V", 1, c1),
-             LayerSpec("equivariant V→V (2)", "V", "V", c1, c2, after="layernorm,leaky_relu"),
-             LayerSpec("equivariant V→V (out)", "V", "V", c2, 2, after="")]
-    return Experiment("rot", parse_group(f"C4Grid({n})"), specs, _t(X.reshape(images, 1, -1) - 0.5),
-                      _t(M.reshape(images, 2, -1)), "segmentation", "V", out_rep="V",
+    return Experiment("rot", parse_group(f"C4Grid({n})"), _specs("rot", ch), _t(X.reshape(images, 1, -1) - 0.5),
+                      _t(M.reshape(images, 2, -1)), "segmentation", "V", out_rep="V", grid=n, mask_loss="sum",
                       description=f"{images} {n} x {n} images of one triangle or pentagon, two masks")
 
 
@@ -123,6 +155,8 @@ def custom(scale="small", seed=0, group="S(6)", rep="V", hidden=None, samples=No
 
 
 BUILDERS = {"perm": perm, "trans": trans, "rot": rot, "custom": custom}
+#: the group an experiment acts with when none is given (what the pane shows)
+DEFAULT_GROUPS = {"trans": "Z(8)*Z(8)", "custom": "S(6)"}
 
 
 def build(name: str, scale: str = "small", seed: int = 0, **options) -> Experiment:

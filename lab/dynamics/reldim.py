@@ -8,38 +8,44 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .experiments import RELDIM_GROUPS
+from .experiments import RELDIM_GROUPS, reldim_groups
+from .paper import setting as paper_setting
 from .train import DynamicsConfig, Trainer
 
 
-def grid_groups(n: int = 8) -> dict[str, str]:
-    """The four groups of appendix E.2 acting on an ``n`` x ``n`` grid (``RELDIM_GROUPS`` is ``n = 8``)."""
-    return {"Trans": f"Z({n})*Z({n})", "Rot": f"C4Grid({n})", "OneDTrans": f"Trivial({n})*Z({n})",
-            "TransRot": f"P4Grid({n})"}
-
-
-def relative_dimension(groups: dict[str, str] | None = None, runs: int = 3, steps: int = 20, aug_passes: int = 5,
-                       seed: int = 0, scale: str = "small", images: int | None = None, on_group=None, *,
-                       lr: float | None = None, device: str = "auto", settings: dict | None = None,
-                       on_step=None, control=None) -> pd.DataFrame:
+def relative_dimension(groups: dict[str, str] | None = None, runs: int | None = 3, steps: int | None = 20,
+                       aug_passes: int | None = 5, seed: int = 0, scale: str = "small", images: int | None = None,
+                       on_group=None, data: str | None = None, lr: float | None = None, *, device: str = "auto",
+                       settings: dict | None = None, on_step=None, control=None, **config) -> pd.DataFrame:
     """One row per group: setting, group, dim E / dim L, Nom's and Aug's median final ‖Π_{E⊥}A‖, their ratio.
 
-    ``lr`` (default: the Trans experiment's), ``device`` and ``settings`` (further ``DynamicsConfig`` fields)
-    apply to every group; ``on_step(setting, trainer, records)`` after every step; ``control`` stops and
-    pauses (a stopped group ends the table: the rows so far are returned)."""
+    ``groups`` default: the four of appendix E.2 on the 8 x 8 digits, or on 14 x 14 MNIST with ``data``.
+    ``lr`` default: E.2's own (5e-5, train_different_groups.py) at paper scale, the Trans default at small
+    scale.  Pass None for runs/steps/aug_passes to take the scale's (the paper's: 30, 50, 25); further
+    ``DynamicsConfig`` fields (``dtype``, ``test_fraction``...) go through ``settings`` or ``config``;
+    ``on_step(setting, trainer, records)`` after every step; ``control`` stops and pauses (a stopped group ends
+    the table: the rows so far are returned)."""
     rows = []
-    for setting, group in (groups or RELDIM_GROUPS).items():
+    if groups is None:
+        groups = reldim_groups(paper_setting("e2", "paper", "image_size")) if data else RELDIM_GROUPS
+    if lr is None and scale == "paper":
+        lr = paper_setting("e2", "paper", "lr")
+    for setting, group in groups.items():
         options = {"group": group, **({"images": images} if images else {})}
-        tr = Trainer(DynamicsConfig(experiment="trans", scale=scale, runs=runs, steps=steps, seed=seed,
+        fields = {**(settings or {}), **config}
+        if data is not None:
+            fields["data"] = data
+        tr = Trainer(DynamicsConfig(experiment="trans", scale=scale, runs=runs, steps=steps, seed=seed, lr=lr,
                                     aug_passes=aug_passes, strategies=("nom", "aug", "equi"), options=options,
-                                    lr=lr, device=device, **(settings or {})))
+                                    device=device, **fields))
         step_hook = None if on_step is None else (lambda trainer, records, s=setting: on_step(s, trainer, records))
         if not tr.run(on_step=step_hook, control=control):
             break
         s = tr.summary()
         rows.append({"setting": setting, "group": group, "dim_E_over_dim_L": tr.dim_ratio,
                      "nom_dist_from_E": s["nom"]["dist_from_E"], "aug_dist_from_E": s["aug"]["dist_from_E"],
-                     "aug_over_nom": s["aug"]["dist_from_E"] / s["nom"]["dist_from_E"]})
+                     "aug_over_nom": s["aug"]["dist_from_E"] / s["nom"]["dist_from_E"],
+                     "nom_test_accuracy": s["nom"]["test_accuracy"], "aug_test_accuracy": s["aug"]["test_accuracy"]})
         if on_group is not None:
             on_group(rows[-1])
     return pd.DataFrame(rows)

@@ -18,6 +18,7 @@ same trajectory whether it trains alone or batched with others.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 
@@ -27,11 +28,36 @@ import torch.nn.functional as F
 
 from ..control import Control, Stopped, checkpoint
 from ..device import pick_device
+from ..errors import LabError
 from ..reps.parse import parse_rep
 from .action import Elements, all_elements, apply, sample_elements
-from .config import DEFAULTS, PAPER, STRATEGIES, DynamicsConfig  # noqa: F401 (re-exported)
+from .config import STRATEGIES, DynamicsConfig  # noqa: F401 (re-exported)
 from .experiments import Experiment, build
 from .model import BatchedMLP
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+#: the largest activation (elements) of one forward pass over a mini-batch; more runs are split into chunks
+CHUNK_ELEMENTS = 1 << 20
+
+
+def training_dtype(config: DynamicsConfig, device) -> torch.dtype:
+    """The config's dtype; when left empty (the small scale), float32 on CUDA and float64 on CPU."""
+    if config.dtype is not None:
+        return DTYPES[config.dtype]
+    return torch.float32 if torch.device(device).type == "cuda" else torch.float64
+
+
+@contextlib.contextmanager
+def precise_float32():
+    """No TF32 inside (CUDA matmuls and convolutions keep float32's 24-bit mantissa: TF32's 10 bits would put
+    Equi 1e-3 away from E), restored on exit: the switch is scoped, never process-wide."""
+    matmul, cudnn = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+
 
 class Trainer:
     """Holds the experiment, the batched model, the weights of every strategy and the recorded metrics."""
@@ -39,20 +65,28 @@ class Trainer:
     def __init__(self, config: DynamicsConfig, experiment: Experiment | None = None):
         self.config = config.validate()
         self.device = pick_device(config.device)
-        # No process-wide TF32 switch here: training is float64, which TF32 never touches (it only rounds
-        # float32 matmuls).  A float32 path must scope it to its own computation (``precise_float32``).
-        self.exp = experiment or build(config.experiment, config.scale, config.seed, **config.options)
+        # float32 or float64 (``training_dtype``); TF32 is switched off only around this trainer's own
+        # computations (``precise_float32``), never process-wide
+        self.dtype = training_dtype(config, self.device)
+        options = dict(config.options)
+        if config.data is not None:
+            options["data_dir"] = config.data
+        self.exp = experiment or build(config.experiment, config.scale, config.seed, **options)
         group = self.exp.group
-        self.model = BatchedMLP(group, self.exp.specs, device=self.device)
+        self.model = BatchedMLP(group, self.exp.specs, dtype=self.dtype, device=self.device, grid=self.exp.grid)
         self.run_ids = tuple(config.run_ids) if config.run_ids is not None else tuple(range(config.runs))
         self.R = len(self.run_ids)
-        self.A0 = self.model.init([np.random.default_rng([config.seed, r]) for r in self.run_ids])
+        self.A0 = self.model.init([np.random.default_rng([config.seed, r]) for r in self.run_ids], config.init)
         self.params = {s: [p.clone() for p in self.A0] for s in config.strategies}
         self.alive = {s: torch.ones(self.R, dtype=torch.bool, device=self.device) for s in config.strategies}
         self.diverged_at = {s: [None] * self.R for s in config.strategies}
         self.aug_rngs = [np.random.default_rng([config.seed, r, 7]) for r in self.run_ids]
-        self.X = self.exp.X.to(self.device)
-        self.y = self.exp.y.to(self.device)
+        X = self.exp.X.to(self.device, self.dtype)
+        y = self.exp.y.to(self.device, self.dtype if self.exp.y.is_floating_point() else self.exp.y.dtype)
+        train, test = self._split(len(X), config.test_fraction, config.seed)
+        self.X, self.y = X[train], y[train]
+        self.X_test, self.y_test = X[test], y[test]
+        self._evaluated: tuple | None = None  # (step, {strategy: (loss, accuracy) per run}) on the test split
         N = len(self.X)
         self.batches = [slice(i, min(i + config.batch_size, N)) for i in range(0, N, config.batch_size)]
         self.in_rep = parse_rep(self.exp.in_rep, group)
@@ -72,10 +106,22 @@ class Trainer:
         self.seconds = 0.0
         self._record_all(losses=None)
 
+    @staticmethod
+    def _split(count: int, fraction: float, seed: int):
+        """Indices of the training and the test part: a random ``fraction`` held out (its own stream)."""
+        held = int(round(count * fraction))
+        if held == 0:
+            return torch.arange(count), torch.arange(0)
+        if held >= count:
+            raise LabError(f"test_fraction {fraction:g} of {count} samples leaves nothing to train on")
+        order = torch.as_tensor(np.random.default_rng([seed, 11]).permutation(count))
+        return order[held:].sort().values, order[:held].sort().values
+
     # ------------------------------------------------------------------ group actions on the data
     def _operators(self, els: Elements):
-        op_in = els.operator(self.in_rep, device=self.device)
-        op_out = els.operator(self.out_rep, device=self.device) if self.out_rep is not None else None
+        op_in = els.operator(self.in_rep, dtype=self.dtype, device=self.device)
+        op_out = els.operator(self.out_rep, dtype=self.dtype, device=self.device) if self.out_rep is not None \
+            else None
         return op_in, op_out
 
     def _sampled_operators(self):
@@ -111,7 +157,7 @@ class Trainer:
             loss = F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(1)
             correct = ((logits > 0) == (target > 0.5)).sum(1, dtype=torch.float64)
             return loss, correct, 1
-        if task == "multiclass":
+        if task == "multiclass":  # CrossEntropy of the logits (the reference's softmax first: a double softmax)
             logits = out[..., 0]  # (R, B, classes)
             R, B, C = logits.shape
             target = y.expand(R, B)
@@ -120,6 +166,8 @@ class Trainer:
             return loss, correct, 1
         target = y if y.dim() == out.dim() else y.expand_as(out)
         loss = F.binary_cross_entropy_with_logits(out, target, reduction="none").flatten(1).mean(1)
+        if self.exp.mask_loss == "sum":  # D.3 (45): one BCE (a mean over pixels) per mask, summed
+            loss = loss * out.shape[-2]
         correct = ((out > 0) == (target > 0.5)).flatten(1).sum(1, dtype=torch.float64)
         return loss, correct, out[0, 0].numel()
 
@@ -137,9 +185,18 @@ class Trainer:
     def gradient(self, strategy: str, params=None, alive=None, control: Control | None = None, on_batch=None):
         """(gradient list, per-run loss, per-run accuracy) of ``strategy`` at ``params`` (default: current);
         ``on_batch()`` after every mini-batch."""
+        with precise_float32():
+            return self._gradient(strategy, params, alive, control, on_batch)
+
+    def _gradient(self, strategy, params, alive, control, on_batch):
         params = self.params[strategy] if params is None else params
         alive = torch.ones(self.R, dtype=torch.bool, device=self.device) if alive is None else alive
-        P = [p.detach().clone().requires_grad_(True) for p in params]
+        # the leaves are the weights in matmul layout (permuted once per step, not once per mini-batch), one set
+        # per chunk of runs: a chunk's activations stay within CHUNK_ELEMENTS (cache-sized buffers instead of
+        # hundreds of MB allocated per mini-batch; runs never mix, so chunking changes no number)
+        mats = self.model.to_matmul(params)
+        chunks = self._run_chunks()
+        P = [[m[rs].detach().clone().requires_grad_(True) for m in mats] for rs in chunks]
         augmented = strategy in ("aug", "aug_penalty")
         nb, N = len(self.batches), len(self.X)
         if not augmented:
@@ -163,22 +220,33 @@ class Trainer:
                         yb = apply(self._rows(ops[1], start, self.R, self.R, repeat), yb)
                 else:
                     x = xb.unsqueeze(0).expand(self.R, *xb.shape)
-                out = self.model.forward(P, x)
-                loss, right, per_item = self._loss(out, yb)
                 w = (sl.stop - sl.start) / N / passes
-                torch.where(alive, loss * w, torch.zeros_like(loss)).sum().backward()
-                loss_sum += w * loss.detach()
-                correct += right
+                for rs, Pc in zip(chunks, P):
+                    xc = x[rs]
+                    yc = yb[rs] if yb.dim() == x.dim() else yb
+                    out = self.model.forward_matmul(Pc, xc.contiguous())
+                    loss, right, per_item = self._loss(out, yc)
+                    torch.where(alive[rs], loss * w, torch.zeros_like(loss)).sum().backward()
+                    loss_sum[rs] += w * loss.detach().to(torch.float64)
+                    correct[rs] += right
                 seen += per_item * (sl.stop - sl.start)
                 if on_batch is not None:
                     on_batch()
-        grads = [p.grad for p in P]
+        grads = self.model.from_matmul([torch.cat([Pc[i].grad for Pc in P]) for i in range(len(mats))])
         if strategy == "equi":
             grads = self.model.project(grads)
         elif strategy == "aug_penalty" and self.config.gamma:
             proj = self.model.project(params)
             grads = [g + 2 * self.config.gamma * (p - q) for g, p, q in zip(grads, params, proj)]
         return grads, loss_sum, correct / seen
+
+    def _run_chunks(self) -> list[slice]:
+        """Runs per forward/backward pass: as many as keep the widest activation of a mini-batch within
+        ``CHUNK_ELEMENTS`` (at least one)."""
+        width = max(max(s.c_out * sp.n_out, s.c_in * sp.n_in) for s, sp in zip(self.model.specs, self.model.spaces))
+        per_run = width * self.config.batch_size
+        size = max(1, min(self.R, CHUNK_ELEMENTS // max(per_run, 1)))
+        return [slice(i, min(i + size, self.R)) for i in range(0, self.R, size)]
 
     # ------------------------------------------------------------------ stepping
     def train_step(self, control: Control | None = None, on_batch=None) -> list[dict]:
@@ -203,7 +271,10 @@ class Trainer:
             for s, (grads, loss, acc) in results.items():
                 alive = self.alive[s]
                 shape = lambda p: (-1,) + (1,) * (p.dim() - 1)  # noqa: E731
-                self.params[s] = [torch.where(alive.view(shape(p)), p - lr * g, p) for p, g in zip(self.params[s], grads)]
+                new = [p - lr * g for p, g in zip(self.params[s], grads)]
+                if s == "equi":  # back onto E: in float32 the step's rounding would otherwise accumulate
+                    new = self.model.project(new)
+                self.params[s] = [torch.where(alive.view(shape(p)), q, p) for p, q in zip(self.params[s], new)]
                 finite = torch.isfinite(loss)
                 for p in self.params[s]:
                     finite &= torch.isfinite(p.flatten(1)).all(1)
@@ -268,15 +339,50 @@ class Trainer:
                 vals = [r[key] for r in live if not math.isnan(r[key])]
                 return float(np.median(vals)) if vals else math.nan
 
+            test = self.evaluate().get(s)
+            live_runs = torch.tensor([not r["diverged"] for r in last], dtype=torch.bool)
             out[s] = {"dist_from_init": med("dist_from_init"), "dist_from_E": med("dist_from_E"),
                       "loss": med("loss"), "accuracy": med("accuracy"), "runs": self.R,
                       "diverged_runs": sum(r["diverged"] for r in last), "steps": self.step,
-                      "dim_E_over_dim_L": self.dim_ratio}
+                      "dim_E_over_dim_L": self.dim_ratio,
+                      "test_loss": _median(test[0], live_runs) if test else math.nan,
+                      "test_accuracy": _median(test[1], live_runs) if test else math.nan,
+                      "test_samples": len(self.X_test)}
+        return out
+
+    def evaluate(self) -> dict:
+        """Per strategy: (loss, accuracy) of every run's current model on the held-out test split (empty dict
+        without one); computed once per step."""
+        if len(self.X_test) == 0:
+            return {}
+        if self._evaluated is not None and self._evaluated[0] == self.step:
+            return self._evaluated[1]
+        out = {}
+        bs = self.config.batch_size
+        with torch.no_grad(), precise_float32():
+            for s in self.config.strategies:
+                loss = torch.zeros(self.R, dtype=torch.float64, device=self.device)
+                correct = torch.zeros_like(loss)
+                seen = 0
+                for i in range(0, len(self.X_test), bs):
+                    xb, yb = self.X_test[i:i + bs], self.y_test[i:i + bs]
+                    out_b = self.model.forward(self.params[s], xb.unsqueeze(0).expand(self.R, *xb.shape))
+                    l, right, per_item = self._loss(out_b, yb)
+                    loss += l.to(torch.float64) * len(xb)
+                    correct += right
+                    seen += per_item * len(xb)
+                out[s] = ((loss / len(self.X_test)).cpu().numpy(), (correct / seen).cpu().numpy())
+        self._evaluated = (self.step, out)
         return out
 
     @property
     def steps_per_second(self) -> float:
         return self.step / self.seconds if self.seconds else 0.0
+
+
+def _median(values, live) -> float:
+    vals = [float(v) for v, ok in zip(values, live.tolist()) if ok and math.isfinite(float(v))]
+    return float(np.median(vals)) if vals else math.nan
 
 
 def run_dynamics(config: DynamicsConfig, on_step=None, control: Control | None = None) -> Trainer:

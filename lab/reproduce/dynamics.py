@@ -632,13 +632,14 @@ def _e2_closed_ratio(setting: str, n: int, seed: int, scale: str, group: str) ->
        "largest for Rot, then OneDTrans, Trans and TransRot, in the order of dim E / dim L.",
        paper_value="Rot > OneDTrans > Trans > TransRot", seconds={"quick": 14, "full": 3600})
 def e2_ordering(profile) -> Outcome:
-    from ..dynamics.reldim import grid_groups, relative_dimension
+    from ..dynamics.experiments import reldim_groups
+    from ..dynamics.reldim import relative_dimension
 
     n = 8
     main = _peek(profile, ("dyn-main", "trans"))
     if main is not None:
         n = math.isqrt(main.exp.group.d)
-    groups = grid_groups(n)
+    groups = reldim_groups(n)
     lr, source = E2_LR, "the authors' code (train_different_groups.py; the main Trans rate is another)"
     if profile.full:
         kw = dict(runs=FULL["runs"], steps=FULL["steps"], aug_passes=FULL["aug_passes"], scale="paper", images=None)
