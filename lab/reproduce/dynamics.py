@@ -223,10 +223,10 @@ def equi_in_E(profile) -> Outcome:
        "Initialised on E, the augmented model (the exact augmented risk) follows exactly the same dynamics as the "
        "equivariant one.", paper_value="A_aug(t) = A_equi(t)", seconds={"quick": 4, "full": 120})
 def aug_follows_equi(profile) -> Outcome:
-    from ..dynamics.config import DEFAULTS
+    from ..dynamics.paper import setting
 
     settings = dict(scale="small" if not profile.full else "paper", runs=profile.pick(2, 10),
-                    steps=profile.pick(10, 50), lr=DEFAULTS["rot"]["lr"], exact_orbit=True)
+                    steps=profile.pick(10, 50), lr=setting("rot", "small", "lr"), exact_orbit=True)
     images = profile.pick(100, None)
     tr = profile.memo(("dyn-exact", "rot"), lambda: _train(
         profile, "rot", settings, strategies=("aug", "equi"), label="rot, exact orbit",
