@@ -9,8 +9,8 @@ the run.  The pane only draws what the records carry ("task" / "step" for method
 goes on, Load and every setting are disabled; loading a run restores its settings (only a run listed from the
 pane's own runs directory).  Method 1 draws the relaxed A (softmax of the logits) next to the snapped 0/1 matrix
 the partition distance is computed from (A's argmax per row while it learns; at the end the scored partition,
-after the lab's merge pass when ``merge`` is on) and A_gt.  Every callback fails through ``lab.dashboard.guard``: an inline message, the
-buttons and status back to idle, no traceback in the server log.  No mathematics here.
+after the lab's merge pass when ``merge`` is on) and A_gt.  Every callback fails through ``lab.dashboard.guard``:
+an inline message, the buttons and status back to idle, no traceback in the server log.  No mathematics here.
 """
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def run(config: SharingConfig, progress=None, control=None) -> SharingRunResult:
     """Learn the sharing of ``config.trials`` tasks (seeds seed, seed+1, ...).
 
     >>> from lab.experiments.sharing import FAMILY, SharingConfig
-    >>> result = FAMILY.run(SharingConfig(task="conv", steps=60))
+    >>> result = FAMILY.run(SharingConfig(task="conv"))  # the faithful defaults: 1000 steps, no merge pass
     >>> FAMILY.summary(result)["partition_distance"]     # the convolution's sharing, recovered exactly
     0.0
     """
