@@ -50,7 +50,8 @@ def _run(task_factory, seeds, profile, label, fraction=(0.0, 1.0), **kw):
 def _gaussian(profile, blocks, split: float, trials: int, form: str, fraction=(0.0, 1.0)) -> dict:
     """Trials of the poster's Gaussian experiment (K = 5, |D| = 100, σ = 1; seeds profile.seed … + trials − 1 as
     the reference's 0 … 199) for each number of true blocks in ``blocks``, all in one batch
-    (``learn_sharing_batch``); {blocks: [per-trial dict]}.  Shared between the two Gaussian claims through ``profile.memo``."""
+    (``learn_sharing_batch``); {blocks: [per-trial dict]}.  Shared between the two Gaussian claims through
+    ``profile.memo``."""
     from ..sharing.bilevel import learn_sharing_batch
     from ..sharing.tasks import GaussianTask
 
@@ -242,8 +243,8 @@ def gaussian_pd(profile):
             "faithful trials with PD > 0 snap to a partition finer than the truth: two columns holding the same "
             "mean fit as well as one), and merging blocks while the validation loss rises at most 2 % undoes "
             "exactly those; that flattens the poster's trend, so it is not the default. The over-splitting is "
-            "strongest with few true blocks (more entries share a block that can be split) and comes largely from the poster's nuclear "
-            "norm: a row spread over two columns holding the same block has a lower nuclear norm than the hard "
+            "strongest with few true blocks (more entries share a block that can be split) and comes largely from "
+            "the poster's nuclear norm: a row spread over two columns holding the same block has a lower nuclear norm than the hard "
             "choice, while the reference code's column-norm sum is indifferent to it (series 'columns').")
     if not holds:
         note = (f"The faithful partition distance does not fall (Spearman rho = {rho:.2f}). " + note)
