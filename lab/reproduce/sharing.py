@@ -245,7 +245,8 @@ def gaussian_pd(profile):
             "exactly those; that flattens the poster's trend, so it is not the default. The over-splitting is "
             "strongest with few true blocks (more entries share a block that can be split) and comes largely from "
             "the poster's nuclear norm: a row spread over two columns holding the same block has a lower nuclear "
-            "norm than the hard choice, while the reference code's column-norm sum is indifferent to it (series 'columns').")
+            "norm than the hard choice, while the reference code's column-norm sum is indifferent to it "
+            "(series 'columns').")
     if not holds:
         note = (f"The faithful partition distance does not fall (Spearman rho = {rho:.2f}). " + note)
     return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note)
