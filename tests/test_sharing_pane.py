@@ -121,3 +121,30 @@ def test_the_task_selector_covers_both_families_and_their_defaults(tmp_path):
     cfg = pane.config()
     assert isinstance(cfg, MSRConfig) and cfg.validate().steps == MSRConfig().steps
     assert pane._opts["msr"].visible and not pane._opts["group"].visible and not pane._method1.visible
+
+
+def test_the_scored_snapped_matrix_is_drawn_next_to_the_relaxed_a(tmp_path):
+    """The middle heatmap is the 0/1 matrix the partition distance is computed from: the argmax of A while it
+    learns, the merged partition at the end when the lab's merge pass is on; a reloaded run draws it again."""
+    import numpy as np
+
+    from lab.sharing.partition import partition_distance
+
+    pane = SharingDiscovery(results=str(tmp_path), task="gaussian", blocks=1, steps=60, merge=True, worker="thread")
+    assert pane.config().merge and not SharingConfig().merge  # the merge pass is asked for, never the default
+    assert pane.start()
+    _run(pane)
+    final = pane._view["final"]
+    assert final["merged"] and "after snapping and the lab's merge pass" in pane._status.object
+    data = dict(pane._view, history=pane.history, snapshots=pane.snapshots)
+    title = lambda plot: plot.opts.get().kwargs["title"]  # noqa: E731
+    assert title(pane._draw_a(data)).startswith("A relaxed")
+    drawn = pane._draw_snapped(data)
+    assert title(drawn).startswith("A snapped + merged (0/1, scored)")
+    S = np.asarray(final["selection"])
+    assert (S.sum(1) == 1).all() and partition_distance(S.argmax(1), pane._view["gt"]) == final["partition_distance"]
+    pane._slider.value = 0  # an earlier snapshot: its own argmax, not the final partition
+    assert title(pane._draw_snapped(data)) == "A snapped (0/1, argmax per row)"
+    fresh = SharingDiscovery(results=str(tmp_path))
+    assert fresh.load(str(next(tmp_path.iterdir()))) and fresh.merge
+    np.testing.assert_array_equal(np.asarray(fresh._view["final"]["selection"]), S)

@@ -7,8 +7,10 @@ through a ``JobRunner`` (a worker process by default, a thread as the fallback);
 the run.  The pane only draws what the records carry ("task" / "step" for method 1, "layer" / "msr" /
 "compare" for method 2) into HoloViews DynamicMaps fed by Pipes, so frames update data in place.  While a run
 goes on, Load and every setting are disabled; loading a run restores its settings (only a run listed from the
-pane's own runs directory).  Every callback fails through ``lab.dashboard.guard``: an inline message, the
-buttons and status back to idle, no traceback in the server log.  No mathematics here.
+pane's own runs directory).  Method 1 draws the relaxed A (softmax of the logits) next to the snapped 0/1 matrix
+the partition distance is computed from (A's argmax per row while it learns; at the end the scored partition,
+after the lab's merge pass when ``merge`` is on) and A_gt.  Every callback fails through ``lab.dashboard.guard``:
+an inline message, the buttons and status back to idle, no traceback in the server log.  No mathematics here.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from ..experiments.sharing import SharingConfig, make_task
 from ..jobs import Job
 from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
                                  weights_coloring)
+from ..sharing.partition import snapped_matrix
 from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .config_params import add_config_params, config_values
@@ -40,11 +43,12 @@ TASKS = list(SharingConfig.option_named("task").choices) + list(MSRConfig.option
 TASK_FIELDS = {"gaussian": ["K", "blocks", "samples", "split", "sigma"], "conv": [],
                "group": ["group", "rep_in", "rep_out"], "sum": ["positions"],
                "msr": ["rank", "kernel", "n_in", "tasks", "sparsity", "lam"]}
-METHOD1_FIELDS = ["lr", "restarts", "entropy", "nuclear", "merge_tolerance"]
+METHOD1_FIELDS = ["lr", "restarts", "weight_decay", "entropy", "nuclear", "rank_penalty", "merge",
+                  "merge_tolerance"]
 COMMON_FIELDS = ["steps", "trials", "seed"]
 SHARING_NAMES = [n for t in ("gaussian", "group", "sum") for n in TASK_FIELDS[t]] + METHOD1_FIELDS + COMMON_FIELDS
 MSR_NAMES = TASK_FIELDS["msr"]
-TASK_DEFAULTS = ("steps", "lr", "restarts")  # filled from the task when it is chosen
+TASK_DEFAULTS = ("steps", "lr", "restarts", "weight_decay")  # filled from the task when it is chosen
 FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
 FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
 CURVE_SECONDS = 0.6  # the learning curves redraw at most this often
@@ -122,8 +126,12 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
                                     num("lam", "λ", 90))),
         }
         self._method1 = pn.Column(
-            pn.Row(num("entropy", "entropy weight", 140), num("nuclear", "nuclear weight", 140)),
-            pn.Row(num("lr", "learning rate", 95), intw("restarts", "restarts", 90),
+            pn.Row(num("entropy", "entropy weight", 140), num("nuclear", "low-rank weight", 140)),
+            pn.Row(pn.widgets.Select.from_param(p.rank_penalty, label="low-rank penalty", width=140),
+                   num("weight_decay", "weight decay", 140)),
+            pn.Row(num("lr", "learning rate", 95), intw("restarts", "restarts", 90)),
+            pn.Row(pn.widgets.Checkbox.from_param(p.merge, name="lab's merge pass (not in the poster)", width=180,
+                                                  css_classes=["shr-merge"]),
                    num("merge_tolerance", "merge tol.", 90)))
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["shr-task"]),
@@ -140,11 +148,17 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._slider = pn.widgets.IntSlider(label="history (snapshot)", start=0, end=1, value=0, width=420)
         self._slider.param.watch(guarded(self, "scrubbing the history")(lambda e: self._send(frame=False)), "value")
         self._m1 = pn.Column(
-            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])), self._gt_pane),
+            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])),
+                   pn.pane.HoloViews(hv.DynamicMap(self._draw_snapped, streams=[self._pipe]),
+                                     css_classes=["shr-snapped"]),
+                   self._gt_pane),
             pn.Row(self._w_pane,
                    pn.Column(self._slider, pn.pane.Markdown(
                        "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
-                       "they are matched to. Drag the slider to scrub back through the saved history of A.",
+                       "they are matched to. Left: the relaxed A (softmax of the logits). Middle: the snapped 0/1 "
+                       "matrix the partition distance is computed from (argmax per row; the final one after the "
+                       "lab's merge pass when it is on). Drag the slider to scrub back through the saved history "
+                       "of A.",
                        width=420))),
             pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
                                      css_classes=["shr-curves"]),
@@ -182,8 +196,21 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
     def _draw_a(self, data):
         A = self._snapshot(data)
         if A is None or data.get("method") != 1:  # a placeholder with the same options as the real plot
-            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A (learned): press Start")
-        return a_heatmap(A, data["gt"])
+            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A relaxed (softmax): press Start")
+        return a_heatmap(A, data["gt"], "A relaxed (softmax of the logits)")
+
+    def _draw_snapped(self, data):
+        """The 0/1 matrix the partition distance is computed from, in the relaxed A's columns and order."""
+        A = self._snapshot(data)
+        if A is None or data.get("method") != 1:
+            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A snapped (0/1, scored)")
+        final = data.get("final")
+        last = self._slider.value >= len(data["snapshots"]) - 1
+        if final is not None and last:
+            what = "snapped + merged" if final["merged"] else "snapped"
+            return a_heatmap(np.asarray(final["selection"]), data["gt"],
+                             f"A {what} (0/1, scored): distance {final['partition_distance']:g}", order_by=A)
+        return a_heatmap(snapped_matrix(A), data["gt"], "A snapped (0/1, argmax per row)", order_by=A)
 
     def _draw_gt(self, gt):
         if gt is None:
@@ -278,7 +305,10 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]
-        if kind == "task":  # method 1: a trial's task; the pane shows the latest trial
+        if kind == "result":  # method 1: a trial's scored partition (after the merge pass when it is on)
+            self._view["final"] = {k: msg[k] for k in ("selection", "merged", "partition_distance")}
+            self._dirty = True
+        elif kind == "task":  # method 1: a trial's task; the pane shows the latest trial
             self.history, self.snapshots = [], []
             self._view = {"method": 1, "task": msg.get("task", self.task), "trial": msg["trial"],
                           "gt": np.asarray(msg["gt"]), "shape": tuple(msg["shape"])}
@@ -330,7 +360,9 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             text += f" · {last.get('label', '')} step {last['step']} · outer loss {last['outer_loss']:.4g}"
         pd_final = self._summary.get("partition_distance")
         if pd_final is not None:
-            text += f"  \nfinal partition distance **{pd_final:g}** (after snapping and merging)"
+            merged = self._summary.get("merged", "snapped_partition_distance" in self._summary)
+            how = "after snapping and the lab's merge pass" if merged else "after snapping"
+            text += f"  \nfinal partition distance **{pd_final:g}** ({how})"
         return text
 
     # ------------------------------------------------------------------ saved runs
@@ -374,6 +406,12 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._m1.visible, self._m2.visible = True, False
         self._gt_pane.object = self._draw_gt(gt)
         self._w_dmap(shape)
+        if self.snapshots and summary.get("labels") is not None:  # the scored partition of the last trial
+            labels = np.asarray(summary["labels"])
+            self._view["final"] = {"selection": snapped_matrix(self.snapshots[-1], labels),
+                                   "merged": bool(summary.get("merged", False)),
+                                   "partition_distance": summary.get("scored_partition_distance",
+                                                                     summary.get("partition_distance"))}
         if self.snapshots:
             self._slider.end = max(len(self.snapshots) - 1, 1)
             self._slider.value = len(self.snapshots) - 1

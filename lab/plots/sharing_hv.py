@@ -12,8 +12,10 @@ from .coloring_hv import coloring_plot
 from .style import order
 
 
-def a_heatmap(A: np.ndarray, gt: np.ndarray, title: str = "A (learned)", size: int = 260):
-    rows, cols = order(A, gt)
+def a_heatmap(A: np.ndarray, gt: np.ndarray, title: str = "A (learned)", size: int = 260, order_by=None):
+    """A sharing matrix, rows by true block, columns by matched block; ``order_by``: the matrix whose order is
+    used (the relaxed A, so that its snapped 0/1 matrix is drawn in the same rows and columns)."""
+    rows, cols = order(A if order_by is None else order_by, gt)
     M = A[np.ix_(rows, cols)]
     img = hv.Image((np.arange(M.shape[1]), np.arange(M.shape[0]), M), kdims=["shared parameter", "weight entry"],
                    vdims=["A"], bounds=(-0.5, -0.5, M.shape[1] - 0.5, M.shape[0] - 0.5))

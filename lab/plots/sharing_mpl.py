@@ -9,34 +9,40 @@ from .style import order
 
 def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tuple[int, int], history=None,
                    title: str = ""):
-    """A (ordered by the true blocks) next to A_gt, the implied weight pattern, and the learning curves."""
+    """The relaxed A (ordered by the true blocks), the snapped 0/1 matrix of ``labels`` in the same rows and
+    columns (the matrix the partition distance is computed from: pass the result's ``labels``, merged when the
+    merge pass ran), A_gt, the implied weight pattern, and the learning curves."""
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
 
+    from ..sharing.partition import snapped_matrix
     from .palette import PALETTE
 
-    cols = 4 if history else 3
+    cols = 5 if history else 4
     fig = Figure(figsize=(3.3 * cols, 3.1), layout="constrained")
     axes = fig.subplots(1, cols)
     rows, columns = order(A, gt)
     axes[0].imshow(A[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
-    axes[0].set_title("A (learned, soft)", fontsize=10)
+    axes[0].set_title("A relaxed (softmax)", fontsize=10)
+    S = snapped_matrix(A, labels)
+    axes[1].imshow(S[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
+    axes[1].set_title("A snapped (0/1, scored)", fontsize=10)
     G = np.zeros((gt.size, gt.max() + 1))
     G[np.arange(gt.size), gt] = 1
-    axes[1].imshow(G[rows], cmap="Blues", vmin=0, vmax=1)
-    axes[1].set_title("A_gt", fontsize=10)
-    for ax in axes[:2]:
+    axes[2].imshow(G[rows], cmap="Blues", vmin=0, vmax=1)
+    axes[2].set_title("A_gt", fontsize=10)
+    for ax in axes[:3]:
         ax.set_xlabel("shared parameter")
         ax.set_ylabel("weight entry")
     lab = canonical(labels).reshape(shape)
     n = int(lab.max()) + 1
-    axes[2].imshow(lab, cmap=ListedColormap(PALETTE[:max(n, 1)]), vmin=-0.5, vmax=n - 0.5)
-    axes[2].set_title(f"implied W: {n} shared parameters", fontsize=10)
-    axes[2].set_xticks(range(shape[1]))
-    axes[2].set_yticks(range(shape[0]))
+    axes[3].imshow(lab, cmap=ListedColormap(PALETTE[:max(n, 1)]), vmin=-0.5, vmax=n - 0.5)
+    axes[3].set_title(f"implied W: {n} shared parameters", fontsize=10)
+    axes[3].set_xticks(range(shape[1]))
+    axes[3].set_yticks(range(shape[0]))
     if history:
         steps = [h["step"] for h in history]
-        ax = axes[3]
+        ax = axes[4]
         for key, colour in (("upper", "#d62728"), ("lower", "#1f77b4"), ("partition_distance", "#ff7f0e")):
             ax.plot(steps, [h[key] for h in history], color=colour, label=key.replace("_", " "))
         ax.set_xlabel("outer step")

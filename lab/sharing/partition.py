@@ -58,3 +58,63 @@ def selection_matrix(labels, columns: int | None = None) -> np.ndarray:
     A = np.zeros((labels.size, columns or labels.max() + 1))
     A[np.arange(labels.size), labels] = 1
     return A
+
+
+def stirling2(n: int, k: int) -> int:
+    """The number of partitions of n items into exactly k non-empty blocks (exact)."""
+    row = [1] + [0] * k  # S(0, j)
+    for i in range(1, n + 1):
+        new = [0] * (k + 1)
+        for j in range(1, min(i, k) + 1):
+            new[j] = j * row[j] + row[j - 1]
+        row = new
+    return row[k]
+
+
+def uniform_partition(K: int, blocks: int, rng) -> np.ndarray:
+    """Labels of a partition drawn uniformly from all partitions of K entries into exactly ``blocks`` blocks (what
+    the reference code's Gaussian data draw: a uniform pick from the enumerated set partitions), by the
+    recursion S(n, k) = k S(n−1, k) + S(n−1, k−1): the last entry is a block of its own with probability
+    S(n−1, k−1) / S(n, k), else it joins one of the k blocks of a uniform partition of the others."""
+    if not 1 <= blocks <= K:
+        raise ValueError(f"cannot split {K} entries into {blocks} non-empty blocks")
+    rng = np.random.default_rng(rng)
+    labels = np.zeros(K, dtype=np.int64)
+    n, k = K, blocks
+    while n > 0:
+        if k == n:  # every remaining entry alone
+            labels[:n] = np.arange(n)
+            break
+        alone = stirling2(n - 1, k - 1)
+        if k > 1 and rng.random() * stirling2(n, k) < alone:
+            labels[n - 1] = k - 1
+            k -= 1
+        else:
+            labels[n - 1] = rng.integers(k)  # the first n − 1 entries use the labels 0 … k − 1
+        n -= 1
+    return canonical(labels)
+
+
+def snapped_matrix(A: np.ndarray, labels=None) -> np.ndarray:
+    """The 0/1 K x K matrix of a hard partition in the columns of the soft A: with ``labels`` None, A's argmax per
+    row; else ``labels`` (a coarsening of the argmax partition, e.g. after the merge pass), each block put in the
+    argmax column of its first entry."""
+    A = np.asarray(A)
+    hard = A.argmax(1)
+    if labels is None:
+        cols = hard
+    else:
+        labels = canonical(labels)
+        first = {}
+        for i, lab in enumerate(labels):
+            first.setdefault(int(lab), int(hard[i]))
+        cols = np.array([first[int(lab)] for lab in labels])
+    S = np.zeros(A.shape)
+    S[np.arange(A.shape[0]), cols] = 1
+    return S
+
+
+def is_refinement(fine, coarse) -> bool:
+    """Whether every block of ``fine`` lies inside one block of ``coarse`` (a finer-or-equal partition)."""
+    C = contingency(fine, coarse)
+    return bool(((C > 0).sum(1) == 1).all())

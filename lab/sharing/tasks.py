@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..errors import LabError
-from .partition import canonical, random_partition, selection_matrix
+from .partition import canonical, selection_matrix, uniform_partition
 
 RIDGE = 1e-6
 WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -32,7 +32,11 @@ WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 
 @dataclass
 class GaussianTask:
-    """y ~ N(A_gt ψ_gt, σ² I) in R^K, |D| samples split into train (fraction r) and validation."""
+    """y ~ N(A_gt ψ_gt, σ² I) in R^K, |D| samples split into train (fraction r) and validation.
+
+    As the reference code's Gaussian data: A_gt drawn uniformly from the partitions of the K entries into exactly
+    ``blocks`` blocks, block means 0, 3, 6, … (ψ = 3·arange), one draw of |D| samples of which the first r·|D|
+    train and the rest validate (float64 here, float32 there)."""
 
     K: int
     blocks: int
@@ -51,7 +55,7 @@ class GaussianTask:
         if n_train < 1 or n_train >= self.samples:
             raise LabError(f"{self.samples} samples with split {self.split} leave an empty train or validation set")
         rng = np.random.default_rng(self.seed)
-        self.gt = random_partition(self.K, self.blocks, rng)
+        self.gt = uniform_partition(self.K, self.blocks, rng)
         self.psi_gt = 3.0 * np.arange(self.blocks)
         self.theta_gt = self.psi_gt[self.gt]
         Y = self.theta_gt + self.sigma * rng.standard_normal((self.samples, self.K))
@@ -93,6 +97,40 @@ class GaussianTask:
         r, n = self.split, self.samples
         var = self.sigma * self.sigma  # not sigma ** 2: a float power raises OverflowError, a product gives inf
         return var * ((1 - r) / (r * n) * (self.blocks - 1) - 40 * math.log(alpha) / ((1 - r) * n))
+
+
+class GaussianStack:
+    """Several ``GaussianTask``s of one shape (K, train and validation sizes) as one batch: A of shape
+    (T, R, K, C), task t's data in row t (what ``learn_sharing_batch`` optimises: T trials x R restarts in one
+    computation, each trial's loss depending only on its own logits)."""
+
+    name = "gaussian"
+
+    def __init__(self, tasks):
+        tasks = list(tasks)
+        if not tasks:
+            raise LabError("no tasks to stack")
+        shapes = {(t.K, t.train.shape[0], t.val.shape[0]) for t in tasks}
+        if len(shapes) != 1:
+            raise LabError(f"tasks of different shapes cannot be stacked: {sorted(shapes)}")
+        self.tasks = tasks
+        self.K = tasks[0].K
+        self._ybar = torch.stack([t._ybar for t in tasks])[:, None, :, None]  # (T, 1, K, 1)
+        self._train = torch.stack([t._train for t in tasks])[:, None]  # (T, 1, n, K)
+        self._val = torch.stack([t._val for t in tasks])[:, None]
+
+    def fit(self, A: torch.Tensor) -> torch.Tensor:
+        return (A * self._ybar).sum(-2) / A.sum(-2).clamp_min(1e-12)
+
+    def _loss(self, A, psi, Y):
+        theta = (A @ psi.unsqueeze(-1)).squeeze(-1)  # (T, R, K)
+        return ((theta.unsqueeze(-2) - Y) ** 2).mean((-1, -2))
+
+    def val_loss(self, A: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
+        return self._loss(A, psi, self._val)
+
+    def train_loss(self, A: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
+        return self._loss(A, psi, self._train)
 
 
 @dataclass
@@ -254,11 +292,13 @@ def group_task_bytes(group: str = "Z(4)", rep_in: str = "V", rep_out: str = "V",
     return build + learn
 
 
-def number_words(count: int, positions: int, rng) -> tuple[list[str], np.ndarray]:
-    """Sequences of 2..positions number words ("one, five") and their digit arrays (0 = no word)."""
+def number_words(count: int, positions: int, rng, min_length: int | None = None) -> tuple[list[str], np.ndarray]:
+    """Sequences of number words ("one, five") and their digit arrays (0 = no word): ``positions`` numbers each
+    (the reference code's data: every sequence fills its positions), or min_length … positions of them."""
+    low = positions if min_length is None else min_length
     texts, digits = [], np.zeros((count, positions), dtype=np.int64)
     for i in range(count):
-        n = rng.integers(2, positions + 1)
+        n = rng.integers(low, positions + 1)
         d = rng.integers(1, 10, n)
         digits[i, :n] = d
         texts.append(", ".join(WORDS[k - 1] for k in d))
@@ -279,13 +319,19 @@ def parse_number_words(text: str, positions: int) -> np.ndarray:
 
 
 def sum_task(positions: int = 5, train: int = 100, val: int = 150, test: int = 1000, label_noise: float = 0.5,
-             seed: int = 0) -> LinearTask:
+             seed: int = 0, min_length: int | None = None) -> LinearTask:
     """Regress the sum of a sequence of number words.  Each position p has a weight vector over the nine
-    words; A shares these vectors between positions, and permutation invariance is one block."""
+    words; A shares these vectors between positions, and permutation invariance is one block.
+
+    Data as the reference code's: ``positions`` digits 1–9 per sequence (``min_length``: shorter ones too, padded),
+    labels the sum plus uniform noise in ±``label_noise``, 100 train / 150 validation, a noiseless test set.  The
+    model is the lab's: a linear read-out per position (one weight per word), shared by A, with the expected-loss
+    closed form of ``LinearTask`` as the lower level; the reference trains embedding → per-position layer mixed by
+    A → ReLU → sum → linear with an L1 loss, a Neumann-series implicit hypergradient and early stopping."""
     rng = np.random.default_rng(seed)
     sets = []
     for count, noise in ((train, label_noise), (val, label_noise), (test, 0.0)):
-        texts, _ = number_words(count, positions, rng)
+        texts, _ = number_words(count, positions, rng, min_length)
         digits = np.stack([parse_number_words(t, positions) for t in texts])
         onehot = np.zeros((count, 1, positions, 9))
         n_idx, p_idx = np.nonzero(digits)
