@@ -8,17 +8,18 @@ import json
 
 import pytest
 
-from lab.reproduce import load_claims
-from lab.reproduce.claim import Outcome, Profile, measure
+from lab.reproduce.claim import Outcome
 
 IDS = ("share-conv-exact", "share-gaussian-gap-bound", "share-gaussian-pd", "share-sum", "share-group")
 
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("reproduce")]
+
+
 @pytest.fixture(scope="module")
-def outcomes():
-    claims = load_claims()
-    profile = Profile("quick")  # one profile: the Gaussian claims share their runs through profile.memo
-    return {cid: measure(claims[cid], profile)[0] for cid in IDS}
+def outcomes(quick_outcomes):
+    """The five claims from the one quick ``lab reproduce`` run of this worker (tests/conftest.py)."""
+    return {cid: quick_outcomes[cid] for cid in IDS}
 
 
 def test_every_claim_has_a_plain_json_outcome(outcomes):
