@@ -31,14 +31,25 @@ def report_dict(report) -> dict:
             "claims": [r.to_dict() for r in report.results], "report": str(report.html_path)}
 
 
+def _rounded(value):
+    """``value`` with every float shown to 4 significant digits (display only; report.json keeps full values)."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def short(value, limit: int = 160) -> str:
-    """A JSON value as one line of text for the tables."""
+    """A JSON value as one line of text for the tables (floats to 4 significant digits)."""
     if isinstance(value, float):
         text = f"{value:.4g}"
     elif isinstance(value, str):
         text = value
     else:
-        text = json.dumps(value, default=str)
+        text = json.dumps(_rounded(value), default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
