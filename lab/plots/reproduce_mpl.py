@@ -40,6 +40,8 @@ def figure(item: dict):
             a = np.array([[np.nan if v is None else v for v in row] for row in m], dtype=float)
             im = ax.imshow(a, cmap="viridis", interpolation="nearest", aspect="auto")
             ax.set_title(label, fontsize=9)
+            _integer_ticks(ax.xaxis)
+            _integer_ticks(ax.yaxis)
             fig.colorbar(im, ax=ax, shrink=0.8)
         fig.suptitle(item.get("title", ""), fontsize=10)
         return fig
@@ -53,6 +55,8 @@ def figure(item: dict):
         ax.set_xlabel(item.get("xlabel", ""))
         if item.get("logx"):
             ax.set_xscale("log")
+        elif all(isinstance(v, int) for v in item.get("x", [])):
+            _integer_ticks(ax.xaxis)  # counts (blocks, passes, steps): no 1.5 ticks
     elif kind == "bar":
         labels = [str(v) for v in item.get("labels", [])]
         k = max(len(series), 1)
@@ -71,6 +75,12 @@ def figure(item: dict):
         ax.legend(fontsize=8, frameon=False)
     ax.grid(alpha=0.3)
     return fig
+
+
+def _integer_ticks(axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def png(item: dict, dpi: int = 110) -> bytes:
