@@ -318,3 +318,25 @@ def test_a_record_from_the_delay_is_shown_when_it_is_over():
         time.sleep(0.01)
     line.close()
     assert stream.getvalue() == "building · 0%\n"
+
+
+def test_readme_lists_every_group():
+    """The README's group list names every group ``lab groups`` prints (it cannot go stale silently)."""
+    from pathlib import Path
+
+    from lab.groups import group_catalog
+
+    readme = Path(__file__).resolve().parent.parent.joinpath("README.md").read_text()
+    section = readme[readme.index("**Groups** (`lab/groups/`)"):]
+    section = section[:section.index("\n\n")]
+    for signature, _ in group_catalog():
+        assert f"`{signature}`" in section, signature
+
+
+def test_license_and_environment_for_a_fresh_machine():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert root.joinpath("LICENSE").read_text().startswith("MIT License")
+    env = root.joinpath("environment.yml").read_text()
+    assert "jupyterlab" in env and "notebook" in env
