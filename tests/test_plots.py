@@ -260,3 +260,18 @@ def test_single_column_and_single_row_matrices_draw():
         data, _ = basis_coloring("S(5)", rep_in, rep_out)
         hv.render(coloring_plot(data))  # HoloViews cannot infer a cell size from one row or column
         assert data.rank == 1
+
+
+def test_gallery_title_gives_the_true_count_when_it_shows_fewer():
+    """A gallery capped at 12 elements says so for a larger rank (SO(3) on T(2) >> T(2): r = 3 shows all 3;
+    a cap of 2 shows 'the first 2 of 3')."""
+    from lab import SO, T
+    from lab.plots.coloring import coloring_from_solution
+    from lab.plots.coloring_hv import gallery_plot
+
+    sol = (T(2) >> T(2))(SO(3)).solve()
+    data = coloring_from_solution(sol, "T(2)", "T(2)", gallery=2)
+    title = gallery_plot(data).opts.get().kwargs["title"]
+    assert data.rank == 3 and title.startswith("the first 2 of 3 basis elements")
+    data = coloring_from_solution(sol, "T(2)", "T(2)")
+    assert gallery_plot(data).opts.get().kwargs["title"].startswith("3 basis elements")

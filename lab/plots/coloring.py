@@ -168,8 +168,8 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
     def shown(flat: np.ndarray) -> np.ndarray:
         return flat.reshape(n_rows, n_cols)[::stride, ::stride]
 
-    why_strided = (f" The {n_rows} x {n_cols} matrix is too large to draw cell by cell: every "
-                   f"{stride}th row and column is shown." if stride > 1 else "")
+    why_strided = (f" The {n_rows} x {n_cols} matrix is too large to draw cell by cell: one row and column in "
+                   f"every {stride} is shown." if stride > 1 else "")
     if sol.labels is not None:
         return ColoringData(kind="categorical", labels=shown(sol.labels), signs=shown(sol.signs),
                             values=None, note="Each colour is one basis element: the basis is a set of "

@@ -120,6 +120,7 @@ def gallery_plot(data: ColoringData, columns: int = 4):
     return img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
                     frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
                     yaxis=None, colorbar=False, tools=["hover"], toolbar=None,
-                    title=f"{k} basis element{'s' if k > 1 else ''} (each scaled to max |value| = 1)",
+                    title=(f"{k} basis element{'s' if k > 1 else ''} (each scaled to max |value| = 1)" if k == data.rank
+                           else f"the first {k} of {data.rank} basis elements (each scaled to max |value| = 1)"),
                     hover_tooltips=[("basis element", "@element"), ("row", "@row"), ("column", "@column"),
                                     ("value", "@value{0.000}")])

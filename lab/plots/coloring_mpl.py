@@ -61,7 +61,7 @@ def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5)
     ax = fig.add_subplot(grid[0, :])
     title = f"{data.group}: {data.rep_in or '?'} → {data.rep_out}   r = {data.rank} of {data.dim}"
     if data.downsampled:
-        title += f"  (every {data.stride}th row/col)"
+        title += f"  (1 row/col in {data.stride} shown)"
     if data.kind == "categorical":
         _draw_matrix(ax, data, data.labels, False, title)
     else:
