@@ -123,6 +123,33 @@ def merge_blocks(task, labels, tolerance: float) -> np.ndarray:
     return labels
 
 
+def _filled(defaults: dict, steps, lr, optimizer, restarts, weight_decay) -> tuple:
+    """The outer-loop settings with those left as None taken from a task's ``defaults``."""
+    given = dict(steps=steps, lr=lr, optimizer=optimizer, restarts=restarts, weight_decay=weight_decay)
+    return tuple(defaults[k] if v is None else v for k, v in given.items())
+
+
+def _optimiser(logits: torch.Tensor, optimizer: str, lr: float, weight_decay: float):
+    return (torch.optim.RMSprop if optimizer == "rmsprop" else torch.optim.Adam)([logits], lr=lr,
+                                                                                 weight_decay=weight_decay)
+
+
+def _finite_step(opt, logits: torch.Tensor, obj: torch.Tensor) -> bool:
+    """One optimiser step on ``obj``; False (nothing changed) when the objective is not finite (its gradient
+    would make the logits NaN) or the step made the logits non-finite (the last finite logits are kept)."""
+    if not bool(torch.isfinite(obj).all()):
+        return False
+    opt.zero_grad()
+    obj.sum().backward()
+    previous = logits.detach().clone()
+    opt.step()
+    if not bool(torch.isfinite(logits).all()):
+        with torch.no_grad():
+            logits.copy_(previous)
+        return False
+    return True
+
+
 def learn_sharing(task, steps: int | None = None, lr: float | None = None, entropy: float = 1e-2,
                   nuclear: float = 1e-2, restarts: int | None = None, seed: int = 0, optimizer: str | None = None,
                   weight_decay: float | None = None, rank_penalty: str = "nuclear", merge: bool = False,
@@ -132,18 +159,13 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
 
     ``merge``: run the lab's merge pass after snapping (off by default: not in the poster); ``merge_tolerance``
     is its tolerance (the fraction the validation loss may rise by one merge)."""
-    d = DEFAULTS.get(task.name, DEFAULTS["conv"])
-    steps = d["steps"] if steps is None else steps
-    lr = d["lr"] if lr is None else lr
-    optimizer = d["optimizer"] if optimizer is None else optimizer
-    restarts = d["restarts"] if restarts is None else restarts
-    weight_decay = d["weight_decay"] if weight_decay is None else weight_decay
+    steps, lr, optimizer, restarts, weight_decay = _filled(DEFAULTS.get(task.name, DEFAULTS["conv"]), steps, lr,
+                                                           optimizer, restarts, weight_decay)
     rank_term(torch.eye(1, dtype=torch.float64), rank_penalty)  # an unknown form fails before any work
     K = task.K
     gen = torch.Generator().manual_seed(seed)
     logits = (0.1 * torch.randn(restarts, K, K, generator=gen, dtype=torch.float64)).requires_grad_()
-    opt = (torch.optim.RMSprop if optimizer == "rmsprop" else torch.optim.Adam)([logits], lr=lr,
-                                                                                 weight_decay=weight_decay)
+    opt = _optimiser(logits, optimizer, lr, weight_decay)
     result = SharingResult(labels=np.zeros(K, dtype=np.int64), A=np.zeros((K, K)), partition_distance=K)
     t0 = time.perf_counter()
     for step in range(steps + 1):
@@ -164,16 +186,7 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
                     on_step(rec, A)
         if step == steps:
             break
-        if not bool(torch.isfinite(obj).all()):
-            result.diverged = True  # an overflowing loss: its gradient would make the logits NaN
-            break
-        opt.zero_grad()
-        obj.sum().backward()
-        previous = logits.detach().clone()
-        opt.step()
-        if not bool(torch.isfinite(logits).all()):
-            with torch.no_grad():
-                logits.copy_(previous)  # keep the last finite logits
+        if not _finite_step(opt, logits, obj):
             result.diverged = True
             break
         result.steps = step + 1
@@ -210,34 +223,20 @@ def learn_sharing_batch(tasks, seeds, steps: int | None = None, lr: float | None
     stack = GaussianStack(tasks)
     if len(seeds) != len(stack.tasks):
         raise LabError(f"{len(stack.tasks)} tasks need as many seeds, got {len(seeds)}")
-    d = DEFAULTS["gaussian"]
-    steps = d["steps"] if steps is None else steps
-    lr = d["lr"] if lr is None else lr
-    optimizer = d["optimizer"] if optimizer is None else optimizer
-    restarts = d["restarts"] if restarts is None else restarts
-    weight_decay = d["weight_decay"] if weight_decay is None else weight_decay
+    steps, lr, optimizer, restarts, weight_decay = _filled(DEFAULTS["gaussian"], steps, lr, optimizer, restarts,
+                                                           weight_decay)
     K = stack.K
     init = [0.1 * torch.randn(restarts, K, K, generator=torch.Generator().manual_seed(s), dtype=torch.float64)
             for s in seeds]
     logits = torch.stack(init).requires_grad_()
-    opt = (torch.optim.RMSprop if optimizer == "rmsprop" else torch.optim.Adam)([logits], lr=lr,
-                                                                                 weight_decay=weight_decay)
+    opt = _optimiser(logits, optimizer, lr, weight_decay)
     diverged, done = False, 0
     t0 = time.perf_counter()
     for step in range(steps):
         if control is not None and not control.wait_while_paused():
             break
         obj, *_ = objective(stack, logits, entropy, nuclear, rank_penalty)
-        if not bool(torch.isfinite(obj).all()):
-            diverged = True
-            break
-        opt.zero_grad()
-        obj.sum().backward()
-        previous = logits.detach().clone()
-        opt.step()
-        if not bool(torch.isfinite(logits).all()):
-            with torch.no_grad():
-                logits.copy_(previous)
+        if not _finite_step(opt, logits, obj):
             diverged = True
             break
         done = step + 1
