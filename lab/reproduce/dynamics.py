@@ -171,11 +171,6 @@ def _slope(xs, ys) -> float | None:
     return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx if sxx else None
 
 
-def _peek(profile, key):
-    """A shared run if some claim made it already (None otherwise: nothing is trained for it)."""
-    return profile.peek(key)
-
-
 def _dtype_name(trainer) -> str:
     return str(trainer.params[trainer.config.strategies[0]][0].dtype).replace("torch.", "")
 
@@ -248,7 +243,7 @@ def aug_follows_equi(profile) -> Outcome:
                  "columns": ["runs", "steps", "lr", "max ||A_aug - A_equi||", "max ||A_equi - A0||",
                              "max relative", "max ||Pi_perp A_aug||"],
                  "rows": [[tr.R, tr.step, tr.config.lr, absolute, moved, worst, aug_E]]}]
-    main = _peek(profile, ("dyn-main", "rot"))  # the sampled Rot run, when another claim trained it already
+    main = profile.peek(("dyn-main", "rot"))  # the sampled Rot run, when another claim trained it already
     if main is not None and "aug_minus_equi" in main.step_norms[-1]:
         sampled = [max(d / m if m > 0 else 0.0 for d, m in zip(n["aug_minus_equi"], n["equi_moved"]))
                    for n in main.step_norms[1:]]
@@ -636,7 +631,7 @@ def e2_ordering(profile) -> Outcome:
     from ..dynamics.reldim import relative_dimension
 
     n = 8
-    main = _peek(profile, ("dyn-main", "trans"))
+    main = profile.peek(("dyn-main", "trans"))
     if main is not None:
         n = math.isqrt(main.exp.group.d)
     groups = reldim_groups(n)
