@@ -135,3 +135,65 @@ def screenshot_on_failure(page, name: str):
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"), full_page=True)
         raise
+
+
+#: for every visible plot canvas on the page: its box, and which edge is cut (by the viewport's width, by an
+#: ancestor that hides overflow, or beyond a scroll container's scrollable area) without a usable scroll container
+#: between them; shadow roots are crossed
+_CUT_PLOTS_JS = """
+() => {
+  const all = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.tagName === 'CANVAS') all.push(el);
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  const scrolls = (v) => v === 'auto' || v === 'scroll';
+  const hides = (v) => v === 'hidden' || v === 'clip';
+  const out = [];
+  for (const el of all) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) continue;
+    let scrollX = false, scrollY = false, node = el;
+    const cuts = [];
+    while (true) {
+      node = node.parentNode;
+      if (node instanceof ShadowRoot) node = node.host;
+      if (!(node instanceof Element)) break;
+      const cs = getComputedStyle(node);
+      if (cs.display === 'none') break;
+      const a = node.getBoundingClientRect();
+      if (!scrollX && hides(cs.overflowX) && (r.left < a.left - 1 || r.right > a.right + 1))
+        cuts.push('x by ' + (node.className || node.tagName));
+      if (!scrollY && hides(cs.overflowY) && (r.top < a.top - 1 || r.bottom > a.bottom + 1))
+        cuts.push('y by ' + (node.className || node.tagName));
+      // a scroll container shows the plot only if its scrollable area reaches the plot's far edge
+      // a horizontal scroll bar counts only where the user can see it: on a box no taller than the window
+      // (a page-high card's bar sits below the fold, which is how "no way to scroll" happens)
+      if (!scrollX && scrolls(cs.overflowX) && node.scrollWidth > node.clientWidth + 1
+          && a.height > window.innerHeight) continue;
+      if (!scrollX && scrolls(cs.overflowX)) {
+        if (r.right - a.left + node.scrollLeft > node.scrollWidth + 1)
+          cuts.push('x beyond the scroll area of ' + (node.className || node.tagName));
+        scrollX = true;
+      }
+      if (!scrollY && scrolls(cs.overflowY)) {
+        if (r.bottom - a.top + node.scrollTop > node.scrollHeight + 1)
+          cuts.push('y beyond the scroll area of ' + (node.className || node.tagName));
+        scrollY = true;
+      }
+    }
+    if (!scrollX && (r.left < -1 || r.right > window.innerWidth + 1)) cuts.push('x by the viewport');
+    if (cuts.length) out.push({box: [r.left, r.top, r.width, r.height].map(Math.round), cuts});
+  }
+  return {count: all.length, cut: out};
+}
+"""
+
+
+def cut_plots(page) -> tuple[int, list[dict]]:
+    """(how many plot canvases the page has, those cut without a scroll container: box and what cuts it)."""
+    found = page.evaluate(_CUT_PLOTS_JS)
+    return found["count"], found["cut"]

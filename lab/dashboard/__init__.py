@@ -18,21 +18,32 @@ def _load(spec: str):
     return getattr(importlib.import_module(module), name)
 
 
+ABOUT = (
+    "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group element g. The lab "
+    "solves this linear constraint for a basis of all such layers, trains models with and without the "
+    "symmetry, and learns the sharing pattern from data.\n\n"
+    "In the basis pictures, entries of one colour share one parameter; blank entries are forced to zero.\n\n"
+    "Groups: `S(5)`, `Z(8)*Z(8)`, `SO(3)`, `O13()`, `RubiksCube()` …  \n"
+    "Reps: `V`, `T(2)+3*V`, `T(1,1)`, `V**2`.")
+
+
 def build_app():
+    """The dashboard: a FastListTemplate whose sidebar holds the active tab's controls (see ``layout``)."""
     import panel as pn
 
+    from .layout import SIDEBAR_WIDTH
+
     pn.extension(notifications=True)
-    tabs = pn.Tabs(*[(title, _load(spec)()) for title, spec in PANES], dynamic=True)
-    template = pn.template.FastListTemplate(
-        title="Symmetry Lab",
-        sidebar=[pn.pane.Markdown(
-            "### Symmetry in neural networks\n"
-            "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group "
-            "element g. The lab solves this linear constraint for a basis of all such layers.\n\n"
-            "**Basis explorer** draws W with every entry coloured by the basis element it belongs to: "
-            "entries of one colour share one parameter, grey entries are forced to zero.\n\n"
-            "Groups: `S(5)`, `Z(8)*Z(8)`, `SO(3)`, `O13()`, `RubiksCube()` …  \n"
-            "Reps: `V`, `T(2)+3*V`, `T(1,1)`, `V**2`.")],
-        main=[tabs],
-    )
-    return template
+    panes = [(title, _load(spec)()) for title, spec in PANES]
+    tabs = pn.Tabs(*[(title, pane.main) for title, pane in panes], dynamic=True, sizing_mode="stretch_width",
+                   css_classes=["lab-tabs"])
+    controls = pn.Column(panes[0][1].sidebar, sizing_mode="stretch_width", css_classes=["lab-controls"])
+
+    def show_controls(event):
+        controls.objects = [panes[event.new][1].sidebar]
+
+    tabs.param.watch(show_controls, "active")
+    about = pn.Card(pn.pane.Markdown(ABOUT, sizing_mode="stretch_width"), title="About the lab",
+                    collapsed=True, sizing_mode="stretch_width", margin=(20, 5, 5, 5))
+    return pn.template.FastListTemplate(title="Symmetry Lab", sidebar=[controls, about], main=[tabs],
+                                        sidebar_width=SIDEBAR_WIDTH)

@@ -29,6 +29,7 @@ from ..groups import max_size
 from ..presets import PRESETS, fill_size, has_size
 from .config_params import add_config_params
 from .guard import guard
+from .layout import SidebarPane, scroll_box
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Gr
                  "SO13p()", "SO13()", "O13()", CUSTOM]
 
 
-class BasisExplorer(pn.viewable.Viewer):
+class BasisExplorer(SidebarPane, pn.viewable.Viewer):
     """Widgets -> ``basis_coloring`` -> HoloViews plot, information card and exports."""
 
     preset = param.Selector(default="Graph layer", objects=[*PRESETS, "Custom"], doc="a classic layer")
@@ -111,7 +112,7 @@ class BasisExplorer(pn.viewable.Viewer):
         self._progress = pn.indicators.Progress(active=True, value=-1, visible=False,
                                                 sizing_mode="stretch_width", bar_color="primary")
         self._status = pn.pane.Markdown("", visible=False, css_classes=["solve-status"])
-        self._stop_w = pn.widgets.Button(label="Stop", button_type="warning", visible=False, width=80,
+        self._stop_w = pn.widgets.Button(label="Stop", color="warning", visible=False, width=80,
                                          css_classes=["solve-stop"])
         self._stop_w.on_click(lambda _e: self.stop())
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["solve-error"],
@@ -129,17 +130,18 @@ class BasisExplorer(pn.viewable.Viewer):
         self._npz = pn.widgets.FileDownload(callback=self._npz_file, filename="basis.npz",
                                             label="Basis (.npz)", width=150)
 
-    def __panel__(self):
-        controls = pn.Column(
+    def _sidebar(self):
+        return pn.Column(
             self._preset_w, self._blurb, self._group_w, self._n_w, self._custom_w, self._in_w, self._out_w,
             self._validation, self._solver_w, self._memory_w,
             pn.pane.Markdown("Reps: `V`, `V.T` (dual), `Scalar`, `T(p,q)`, sums `+`, multiples `3*V`, "
                              "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
-            width=330)
-        main = pn.Column(self._progress, pn.Row(self._status, self._stop_w), self._error, self._info, self._note, self._plot,
-                         self._gallery_box, pn.Row(self._png, self._npz),
-                         sizing_mode="stretch_width")
-        return pn.Row(controls, main, sizing_mode="stretch_width")
+            sizing_mode="stretch_width", min_width=300)
+
+    def _main(self):
+        return pn.Column(self._progress, pn.Row(self._status, self._stop_w), self._error, self._info, self._note,
+                         scroll_box(self._plot, css_classes=["basis-plot-box"]), self._gallery_box,
+                         pn.Row(self._png, self._npz), sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ controls
     def group_text(self) -> str:

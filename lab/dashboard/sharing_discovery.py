@@ -34,6 +34,7 @@ from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
+from .layout import SidebarPane
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -66,7 +67,7 @@ def task_defaults(task: str) -> dict:
     return {k: getattr(cfg, k) for k in TASK_DEFAULTS}
 
 
-class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
+class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     task = param.Selector(default=FIRST_TASK, objects=TASKS,
                           doc=SharingConfig.option_named("task").help)
     worker = param.Selector(default="process", objects=["process", "thread"],
@@ -138,7 +139,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
             *self._opts.values(), self._method1,
             pn.Row(intw("steps", "steps"), intw("trials", "trials", 80), intw("seed", "seed", 80)),
             pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["shr-worker"]),
-            width=330)
+            sizing_mode="stretch_width", min_width=300)
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
@@ -148,35 +149,40 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._slider = pn.widgets.IntSlider(label="history (snapshot)", start=0, end=1, value=0, width=420)
         self._slider.param.watch(guarded(self, "scrubbing the history")(lambda e: self._send(frame=False)), "value")
         self._m1 = pn.Column(
-            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])),
+            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])),
                    pn.pane.HoloViews(hv.DynamicMap(self._draw_snapped, streams=[self._pipe]),
                                      css_classes=["shr-snapped"]),
-                   self._gt_pane),
-            pn.Row(self._w_pane,
+                   self._gt_pane, sizing_mode="stretch_width"),
+            pn.FlexBox(self._w_pane,
                    pn.Column(self._slider, pn.pane.Markdown(
                        "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
                        "they are matched to. Left: the relaxed A (softmax of the logits). Middle: the snapped 0/1 "
                        "matrix the partition distance is computed from (argmax per row; the final one after the "
                        "lab's merge pass when it is on). Drag the slider to scrub back through the saved history "
                        "of A.",
-                       width=420))),
-            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
+                       width=420)), sizing_mode="stretch_width"),
+            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
                                      css_classes=["shr-curves"]),
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe]))))
+                   pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe])),
+                   sizing_mode="stretch_width"), sizing_mode="stretch_width")
         self._compare = pn.pane.DataFrame(pd.DataFrame(), index=False, css_classes=["shr-compare"])
         self._m2 = pn.Column(
-            pn.Row(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe]))),
-            pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False)
+            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
+                   pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe])),
+                   sizing_mode="stretch_width"),
+            pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False,
+            sizing_mode="stretch_width")
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
 
-    def __panel__(self):
-        main = pn.Column(self._error, self._status, self._m1, self._m2, pn.Row(self._saved, self._load_b),
+    def _sidebar(self):
+        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+
+    def _main(self):
+        return pn.Column(self._error, self._status, self._m1, self._m2, pn.Row(self._saved, self._load_b),
                          sizing_mode="stretch_width")
-        return pn.Row(pn.Column(self._controls, self._buttons_row), main, sizing_mode="stretch_width")
 
     def _on_task(self, reset: bool):
         for name, box in self._opts.items():

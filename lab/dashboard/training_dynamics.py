@@ -29,6 +29,7 @@ from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
+from .layout import SidebarPane
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -65,7 +66,7 @@ def default_rep(experiment: str) -> str:
     return p.default if p is not None and isinstance(p.default, str) else ""
 
 
-class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
+class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     worker = param.Selector(default="process", objects=["process", "thread"],
                             doc="where training runs: a worker process (the event loop stays free to draw) or a "
                                 "thread")
@@ -127,15 +128,15 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=135)),
             pn.widgets.Checkbox.from_param(p.exact_orbit, label="Exact orbit averaging"),
             pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
-            width=330)
+            sizing_mode="stretch_width", min_width=300)
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary")
         self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["dyn-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dyn-error"])
-        self._drift_nom = pn.pane.HoloViews(None, css_classes=["dyn-drift"])
-        self._drift_aug = pn.pane.HoloViews(None)
-        self._loss = pn.pane.HoloViews(None)
-        self._acc = pn.pane.HoloViews(None)
+        self._drift_nom = pn.pane.HoloViews(None, sizing_mode="stretch_width", css_classes=["dyn-drift"])
+        self._drift_aug = pn.pane.HoloViews(None, sizing_mode="stretch_width")
+        self._loss = pn.pane.HoloViews(None, sizing_mode="stretch_width")
+        self._acc = pn.pane.HoloViews(None, sizing_mode="stretch_width")
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
@@ -143,17 +144,19 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._refresh_saved()
 
-    def __panel__(self):
+    def _sidebar(self):
+        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+
+    def _main(self):
         log = pn.widgets.Checkbox.from_param(self.param.log_scale, label="log-scale y")
         guard_settings(self, log)
-        main = pn.Column(
+        return pn.Column(
             self._error, self._progress, self._status,
-            pn.Row(self._drift_nom, self._drift_aug), log,
-            pn.Row(self._loss, self._acc),
+            pn.Row(self._drift_nom, self._drift_aug, sizing_mode="stretch_width"), log,
+            pn.Row(self._loss, self._acc, sizing_mode="stretch_width"),
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
             pn.Row(self._saved, self._load_b),
             sizing_mode="stretch_width")
-        return pn.Row(pn.Column(self._controls, self._buttons_row), main, sizing_mode="stretch_width")
 
     def _show_custom(self):
         self._custom.visible = self.experiment in ("custom", "trans")
@@ -271,10 +274,10 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         def dmap(fn):
             return hv.DynamicMap(fn, streams=[self._pipe])
 
-        self._drift_nom.object = dmap(lambda data: drift_plot(data, "nom", self.log_scale, strategies))
-        self._drift_aug.object = dmap(lambda data: drift_plot(data, "aug", self.log_scale, strategies))
-        self._loss.object = dmap(lambda data: curves_plot(data, "loss", strategies))
-        self._acc.object = dmap(lambda data: curves_plot(data, "accuracy", strategies))
+        self._drift_nom.object = dmap(lambda data: drift_plot(data, "nom", self.log_scale, strategies, width=None))
+        self._drift_aug.object = dmap(lambda data: drift_plot(data, "aug", self.log_scale, strategies, width=None))
+        self._loss.object = dmap(lambda data: curves_plot(data, "loss", strategies, width=None))
+        self._acc.object = dmap(lambda data: curves_plot(data, "accuracy", strategies, width=None))
 
     def _set_records(self, records: list[dict]):
         self._records, self._total, self._steps, self._latest = [], [], [], []

@@ -28,7 +28,19 @@ def _strategies(df, strategies):
     return list(strategies) if strategies is not None else (list(dict.fromkeys(df.strategy)) if not df.empty else [])
 
 
-def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, width: int = 460,
+def _size(width: int | None, height: int) -> dict:
+    """Fixed ``width`` × ``height``, or with ``width=None`` as wide as the plot's container (Panel's
+    ``stretch_width``) at ``height``, never narrower than MIN_WIDTH."""
+    if width is None:
+        return dict(responsive=True, height=height, min_width=MIN_WIDTH)
+    return dict(width=width, height=height)
+
+
+#: the narrowest a responsive curve plot gets (its axis labels and legend still fit)
+MIN_WIDTH = 320
+
+
+def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, width: int | None = 460,
                height: int = 340):
     """‖Π_{E⊥}A‖ against ‖A − A0‖; ``view`` = "nom" (scaled to Nom) or "aug" (zoomed to Aug).
 
@@ -47,7 +59,7 @@ def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, 
             color=COLOURS.get(s, "gray"), line_width=3, framewise=True))
     xmax, ymax = view_limits(df, view, med=med)
     title = "drift from E — scaled to Nom" if view == "nom" else "drift from E — zoomed to Aug"
-    opts = dict(width=width, height=height, xlabel="‖A − A₀‖", ylabel="‖Π_E⊥ A‖", title=title,
+    opts = dict(**_size(width, height), xlabel="‖A − A₀‖", ylabel="‖Π_E⊥ A‖", title=title,
                 legend_position="top_left", show_grid=True, xlim=(0, xmax), logy=logy, tools=["hover"],
                 framewise=True)
     if not logy:
@@ -57,7 +69,7 @@ def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, 
     return hv.Overlay(elements).opts(**opts)
 
 
-def curves_plot(records, metric: str = "loss", strategies=None, width: int = 460, height: int = 260):
+def curves_plot(records, metric: str = "loss", strategies=None, width: int | None = 460, height: int = 260):
     """Median ``metric`` (loss, accuracy, dist_from_E, ...) over runs against the step, per strategy
     (colours as in the drift plot, whose legend names them)."""
     df = frame(records)
@@ -67,5 +79,5 @@ def curves_plot(records, metric: str = "loss", strategies=None, width: int = 460
         for s, m in ((s, med[med.strategy == s]) for s in _strategies(df, strategies))]
     if not curves:
         curves = [hv.Curve([], "step", metric)]
-    return hv.Overlay(curves).opts(width=width, height=height, title=f"{metric} (median over runs)",
+    return hv.Overlay(curves).opts(**_size(width, height), title=f"{metric} (median over runs)",
                                    show_grid=True, show_legend=False, tools=["hover"], framewise=True)
