@@ -2,7 +2,8 @@
 
 Serves ``app.py`` with ``panel serve`` and opens it in headless Debian Chromium (Playwright, ``LAB_CHROMIUM``),
 then saves ``docs/img/<tab>-<W>x<H>.png`` for each tab and viewport size.  The README's pictures are the
-1280×800 ones.  A tab is shown in its first state plus, where it has one, a short run (``--run``).
+1280×800 ones (``python docs/readme.py`` links them).  A tab with a Start button is shown after a run with its
+default settings (its first state with ``--no-run``), as a new user sees it after pressing Start.
 """
 from __future__ import annotations
 
@@ -12,20 +13,38 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from browser import chromium_page, panel_server  # noqa: E402
 
 from lab.dashboard import PANES  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
+README_SIZE = (1280, 800)
+#: a tab's Start button and status line (the run's state word is the status line's first word)
+RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr"}
+ENDED = re.compile(r"^(done|stopped|failed)\b")
 
 
 def slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
-def shoot(sizes, out: Path = OUT, full_page: bool = False) -> list[Path]:
+def image_name(title: str, width: int, height: int) -> str:
+    return f"{slug(title)}-{width}x{height}.png"
+
+
+def run_tab(page, prefix: str, timeout_ms: int = 300_000) -> str:
+    """Press the tab's Start and wait until its run has ended; returns the status line."""
+    page.locator(f"{prefix}-start button").click()
+    status = page.locator(f"{prefix}-status p").first
+    page.wait_for_function("""([el]) => /^(done|stopped|failed)/.test(el.innerText)""",
+                           arg=[status.element_handle()], timeout=timeout_ms)
+    page.wait_for_timeout(1500)  # the last frame is drawn
+    return status.inner_text()
+
+
+def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     saved = []
     with panel_server() as (url, _log):
@@ -36,7 +55,9 @@ def shoot(sizes, out: Path = OUT, full_page: bool = False) -> list[Path]:
                 for title, _ in PANES:
                     page.get_by_text(title, exact=True).first.click()
                     page.wait_for_timeout(3000)
-                    path = out / f"{slug(title)}-{w}x{h}.png"
+                    if run and title in RUNS:
+                        print(f"{title}: {run_tab(page, RUNS[title]).splitlines()[0]}", file=sys.stderr)
+                    path = out / image_name(title, w, h)
                     page.screenshot(path=str(path), full_page=full_page)
                     saved.append(path)
     return saved
@@ -47,9 +68,10 @@ def main(argv=None) -> int:
     ap.add_argument("--size", action="append", default=None, help="viewport WxH (repeatable; default 1280x800)")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--full-page", action="store_true")
+    ap.add_argument("--no-run", action="store_true", help="each tab in its first state (no run)")
     a = ap.parse_args(argv)
-    sizes = [tuple(int(v) for v in s.split("x")) for s in (a.size or ["1280x800"])]
-    for p in shoot(sizes, Path(a.out), a.full_page):
+    sizes = [tuple(int(v) for v in s.split("x")) for s in (a.size or ["%dx%d" % README_SIZE])]
+    for p in shoot(sizes, Path(a.out), a.full_page, run=not a.no_run):
         print(p)
     return 0
 
