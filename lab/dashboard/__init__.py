@@ -30,7 +30,7 @@ def build_app():
             "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group "
             "element g. The lab solves this linear constraint for a basis of all such layers.\n\n"
             "**Basis explorer** draws W with every entry coloured by the basis element it belongs to: "
-            "entries of one colour share one parameter, grey entries are forced to zero.\n\n"
+            "entries of one colour share one parameter, blank (white) entries are forced to zero.\n\n"
             "Groups: `S(5)`, `Z(8)*Z(8)`, `SO(3)`, `O13()`, `RubiksCube()` …  \n"
             "Reps: `V`, `T(2)+3*V`, `T(1,1)`, `V**2`.")],
         main=[tabs],

@@ -6,7 +6,8 @@ import io
 import numpy as np
 
 from .coloring import ColoringData
-from .palette import DIVERGING, GUIDE_COLOR, LINE_COLOR, ZERO_COLOR, categorical_colours
+from .palette import (DIVERGING, GRID_COLOR, GRID_MAX, GUIDE_COLOR, LINE_COLOR, OUTLINE_COLOR, ZERO_COLOR,
+                      categorical_colours, index_colours)
 
 
 def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, title: str, ticks: bool = True):
@@ -16,10 +17,17 @@ def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, t
     if continuous:
         im = ax.imshow(matrix, cmap=DIVERGING, vmin=-1, vmax=1, extent=extent, interpolation="nearest")
     else:
-        idx, colours = categorical_colours(matrix, data.signs, data.rank)
+        colour = categorical_colours if data.scheme == "distinct" else index_colours
+        idx, colours = colour(matrix, data.signs, data.rank)
         cmap = ListedColormap(colours).with_extremes(bad=ZERO_COLOR)
         im = ax.imshow(np.ma.masked_invalid(idx), cmap=cmap, vmin=-0.5, vmax=len(colours) - 0.5,
                        extent=extent, interpolation="nearest")
+    rows, cols = matrix.shape
+    if data.stride == 1 and max(rows, cols) <= GRID_MAX and ticks:  # blank zeros still show their cells
+        ax.hlines(np.arange(1, rows) - 0.5, -0.5, cols - 0.5, color=GRID_COLOR, lw=0.6)
+        ax.vlines(np.arange(1, cols) - 0.5, -0.5, rows - 0.5, color=GRID_COLOR, lw=0.6)
+    for spine in ax.spines.values():
+        spine.set_edgecolor(OUTLINE_COLOR)
     for y in data.row_guides:
         ax.axhline(y, color=GUIDE_COLOR, lw=1.2)
     for x in data.col_guides:
@@ -46,10 +54,10 @@ def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, t
 
 
 def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5):
-    """A matplotlib Figure: the main basis-coloring plot, plus the gallery in the continuous view."""
+    """A matplotlib Figure: the main basis-coloring plot, plus the gallery's first page in the continuous view."""
     from matplotlib.figure import Figure
 
-    tiles = data.gallery if gallery and data.kind == "continuous" else []
+    tiles = [data.gallery[k] for k in data.page(0)] if gallery and data.kind == "continuous" else []
     n_cols = min(len(tiles), 6)
     n_rows = -(-len(tiles) // n_cols) if tiles else 0
     rows, cols = data.shape
@@ -65,7 +73,8 @@ def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5)
     if data.kind == "categorical":
         _draw_matrix(ax, data, data.labels, False, title)
     else:
-        im = _draw_matrix(ax, data, data.values, True, title + "\na random equivariant W")
+        below = f"; below: basis elements 0–{len(tiles) - 1} of {data.rank}" if 0 < len(tiles) < data.rank else ""
+        im = _draw_matrix(ax, data, data.values, True, title + "\na random equivariant W" + below)
         fig.colorbar(im, ax=ax, shrink=0.8)
     for k, b in enumerate(tiles):
         tax = fig.add_subplot(grid[1 + k // n_cols, k % n_cols])
