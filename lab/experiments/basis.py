@@ -17,9 +17,9 @@ class BasisConfig(Config):
                       'input rep of the layer REP >> REP_OUT)', positional=True)
     rep_out: str | None = option(None, "output rep: solve the layer REP >> REP_OUT")
     solver: str = option("auto", "the solver (auto picks the fastest that applies)", choices=SOLVERS)
-    basis: str = option("canonical", "the basis drawn (and in the figure): canonical = the one a person would "
-                        "write (sparsest, reduced row echelon, exact small fractions; e.g. δ_ij δ_kl for SO(3)), "
-                        "solver = the solver's orthonormal basis", choices=BASES)
+    basis: str = option("canonical", "which basis the pictures draw: canonical = the one a person would write "
+                        "(sparsest, reduced row echelon, exact small fractions; e.g. δ_ij δ_kl for SO(3)), "
+                        "solver = the solver's orthonormal basis (what --npz holds either way)", choices=BASES)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
     memory_limit: str | None = option(None, "refuse solves needing more, e.g. 8GB (default: 80% of free RAM)")
     cache: bool = option(True, "do not read or write the on-disk basis cache", cli="--no-cache")

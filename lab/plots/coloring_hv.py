@@ -49,7 +49,7 @@ def _boundaries(data: ColoringData) -> list:
         out.append(_segments(data, [y - 0.5 for y in range(1, rows)], [x - 0.5 for x in range(1, cols)],
                              color=GRID_COLOR, line_width=1))
     if data.row_guides or data.col_guides:
-        out.append(_segments(data, data.row_guides, data.col_guides, color=GUIDE_COLOR, line_width=1.5))
+        out.append(_segments(data, data.row_guides, data.col_guides, color=GUIDE_COLOR, line_width=2))
     ys = [s.start - 0.5 for s in data.row_spans[1:]]
     xs = [s.start - 0.5 for s in data.col_spans[1:]]
     if ys or xs:
@@ -132,7 +132,9 @@ def gallery_plot(data: ColoringData, page: int = 0, columns: int = 4):
                    vdims=["value", "basis element", "row", "column"], bounds=(-0.5, -0.5, W - 0.5, H - 0.5))
     cell = min(24, 150 / max(h, w))
     title = data.gallery_title(page)
+    pad = 0.25  # cells of margin, so that the outlines on the mosaic's edges are not clipped
     img = img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
+                   xlim=(-0.5 - pad, W - 0.5 + pad), ylim=(-0.5 - pad, H - 0.5 + pad),
                    frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
                    yaxis=None, colorbar=False, tools=["hover"], toolbar=None, title=title,
                    hover_tooltips=[("basis element", "@{basis element}"), ("row", "@row"), ("column", "@column"),

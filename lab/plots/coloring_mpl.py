@@ -10,12 +10,14 @@ from .palette import (DIVERGING, GRID_COLOR, GRID_MAX, GUIDE_COLOR, LINE_COLOR, 
                       categorical_colours, index_colours)
 
 
-def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, title: str, ticks: bool = True):
+def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, title: str, ticks: bool = True,
+                 fontsize: float = 10):
     from matplotlib.colors import ListedColormap
 
     extent = (-0.5, data.shape[1] - 0.5, data.shape[0] - 0.5, -0.5)
     if continuous:
-        im = ax.imshow(matrix, cmap=DIVERGING, vmin=-1, vmax=1, extent=extent, interpolation="nearest")
+        im = ax.imshow(matrix, cmap=ListedColormap(DIVERGING), vmin=-1, vmax=1, extent=extent,
+                       interpolation="nearest")
     else:
         colour = categorical_colours if data.scheme == "distinct" else index_colours
         idx, colours = colour(matrix, data.signs, data.rank)
@@ -36,7 +38,7 @@ def _draw_matrix(ax, data: ColoringData, matrix: np.ndarray, continuous: bool, t
         ax.axhline(s.start - 0.5, color=LINE_COLOR, lw=1.2)
     for s in data.col_spans[1:]:
         ax.axvline(s.start - 0.5, color=LINE_COLOR, lw=1.2)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=fontsize)
     if not ticks:
         ax.set_xticks([])
         ax.set_yticks([])
@@ -58,14 +60,15 @@ def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5)
     from matplotlib.figure import Figure
 
     tiles = [data.gallery[k] for k in data.page(0)] if gallery and data.kind == "continuous" else []
-    n_cols = min(len(tiles), 6)
+    n_cols = min(len(tiles), 4)
     n_rows = -(-len(tiles) // n_cols) if tiles else 0
     rows, cols = data.shape
     aspect = rows / max(cols, 1)
     main_h = min(max(size * aspect, 1.6), size * 1.4)
-    fig = Figure(figsize=(size + (1.0 if data.kind == "continuous" else 0), main_h + 1.4 * n_rows + 0.9),
+    tile_h = min(1.6, (size + 1.0) / 4 * min(aspect, 1.5))
+    fig = Figure(figsize=(size + (1.0 if data.kind == "continuous" else 0), main_h + (tile_h + 0.3) * n_rows + 0.9),
                  layout="constrained")
-    grid = fig.add_gridspec(1 + n_rows, max(n_cols, 1), height_ratios=[main_h] + [1.3] * n_rows)
+    grid = fig.add_gridspec(1 + n_rows, max(n_cols, 1), height_ratios=[main_h] + [tile_h] * n_rows)
     ax = fig.add_subplot(grid[0, :])
     title = f"{data.group}: {data.rep_in or '?'} → {data.rep_out}   r = {data.rank} of {data.dim}"
     if data.downsampled:
@@ -78,7 +81,7 @@ def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5)
         fig.colorbar(im, ax=ax, shrink=0.8)
     for k, b in enumerate(tiles):
         tax = fig.add_subplot(grid[1 + k // n_cols, k % n_cols])
-        _draw_matrix(tax, data, b, True, f"element {k}", ticks=False)
+        _draw_matrix(tax, data, b, True, f"element {k}", ticks=False, fontsize=8)
     return fig
 
 

@@ -49,8 +49,22 @@ GRID_COLOR = "#e4e4e4"  # faint cell grid of small matrices, so blank entries st
 OUTLINE_COLOR = "#8c8c8c"  # the matrix's (and every gallery tile's) outline
 GRID_MAX = 40  # draw the cell grid when the shown matrix has at most this many rows and columns
 LINE_COLOR = "#222222"  # block boundaries of direct sums
-GUIDE_COLOR = "#b4b4b4"  # sub-blocks of V (channels, slices of T(2)): thin light lines
-DIVERGING = "RdBu_r"  # continuous view: negative blue, zero white, positive red
+GUIDE_COLOR = "#8a8a8a"  # sub-blocks of V (channels, slices of T(2)): thin grey lines, darker than the grid
+#: continuous view: negative blue, zero white, positive red: ColorBrewer's RdBu (reversed) with its pale grey
+#: centre made pure white, interpolated to an odd number of steps so that the middle one (values within 1/255
+#: of 0 on the -1..1 scale) is exactly white like the blank zeros of the categorical view
+_RDBU_R = ["#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#ffffff", "#fddbc7", "#f4a582", "#d6604d",
+           "#b2182b", "#67001f"]
+
+
+def _interpolate(anchors: list[str], steps: int) -> list[str]:
+    rgb = np.array([[int(h[i:i + 2], 16) for i in (1, 3, 5)] for h in anchors], dtype=float)
+    t = np.linspace(0, len(anchors) - 1, steps)
+    out = np.stack([np.interp(t, np.arange(len(anchors)), rgb[:, c]) for c in range(3)], axis=1)
+    return ["#" + "".join(f"{int(round(v)):02x}" for v in row) for row in out]
+
+
+DIVERGING: list[str] = _interpolate(_RDBU_R, 255)
 NEGATIVE_TINT = 0.5  # a -1 entry is its element's colour mixed this much with white
 
 
