@@ -39,7 +39,7 @@ SNAP_TOL = 1e-7  # an entry this close to a small fraction becomes that fraction
 MAX_DENOMINATOR = 12
 SPARSIFY_WORK = 2e8  # r^2 * n above which the greedy sparsification is skipped (RREF only)
 MAX_SWEEPS = 20
-EXCHANGE_WORK = 200_000  # r * n above which the L1 exchange step is skipped (its LPs have 2n rows)
+EXCHANGE_WORK = 100_000  # r * n above which the L1 exchange step is skipped (its LPs have 2n rows)
 
 
 def rref(M: np.ndarray, tol: float = TOL) -> tuple[np.ndarray, list[int]]:
