@@ -110,3 +110,83 @@ def test_each_explorer_solves_on_its_own_job():
     import lab.dashboard.basis_explorer as module
 
     assert not hasattr(module, "_EXECUTOR")
+
+
+# ---------------------------------------------------------------- issue 13, item 2: numbers from the drawing
+def _shown_numbers(explorer) -> tuple[int, int]:
+    """(r, dimension) as the information card shows them ("### r = 15 of 256")."""
+    import re
+
+    m = re.search(r"### r = (\d+) of (\d+)", explorer._info.object)
+    assert m, explorer._info.object
+    return int(m.group(1)), int(m.group(2))
+
+
+def _drawn_elements(explorer) -> set[int]:
+    """The distinct basis-element numbers in the data of the plots on screen: the main plot's image
+    (categorical), or every page of the gallery, turned with the pane's own buttons (continuous)."""
+    main = explorer._plot.object.get(0)
+    if "basis element" in [d.name for d in main.vdims]:
+        labels = main.dimension_values("basis element")
+        return set(labels[labels >= 0].astype(int).tolist())
+    seen: set[int] = set()
+    while True:
+        numbers = explorer._gallery.object.get(0).dimension_values("basis element")
+        seen |= set(numbers[~np.isnan(numbers)].astype(int).tolist())
+        if explorer._next_w.disabled or not explorer._pager.visible:
+            return seen
+        explorer.turn_page(+1)
+
+
+@pytest.mark.parametrize("group, n, rep_in, rep_out, view", [
+    ("S(n)", 4, "T(2)", "T(2)", "Categorical"),  # a permutation group (orbit solver): r = Bell(4) = 15
+    ("SO(n)", 3, "T(2)", "T(2)", "Continuous"),  # a continuous group: identity, transpose, trace
+    ("SO(n)", 3, "T(3)", "T(3)", "Continuous"),  # r = 15: a gallery of two pages
+    ("Z(n)*Z(n)", 8, "V", "V", "Categorical"),  # r = 64: coloured by element number
+    ("S(n)", 5, "T(3)", "T(3)", "Categorical"),  # r = 202 = Bell(6) - 1 (partitions of 6 into at most 5 blocks)
+])
+def test_the_numbers_shown_are_those_of_the_plot_drawn(explorer, group, n, rep_in, rep_out, view):
+    explorer.param.update(group=group, n=n, rep_in=rep_in, rep_out=rep_out)
+    assert not explorer._error.visible and f"{view} view" in explorer._note.object
+    rank, dim = _shown_numbers(explorer)
+    main = explorer._plot.object.get(0)
+    shape = main.dimension_values("row", flat=False).shape
+    assert dim == shape[0] * shape[1]  # not strided at these sizes: one cell per entry
+    assert rank == len(_drawn_elements(explorer))
+    assert f"(r = {rank})" in explorer._plot.object.opts.get().kwargs["title"]
+    if rank > 24:
+        assert "sequential scale" in explorer._note.object
+
+
+def test_gallery_pages_turn_and_stop_at_the_ends(explorer):
+    explorer.param.update(group="SO(n)", n=3, rep_in="T(3)", rep_out="T(3)")
+    assert explorer._pager.visible and explorer._prev_w.disabled and not explorer._next_w.disabled
+    assert explorer._page_text.object == "page 1 of 2"
+    explorer.turn_page(+1)
+    assert explorer._page_text.object == "page 2 of 2" and explorer._next_w.disabled
+    explorer.turn_page(+1)  # past the end: stays
+    assert explorer._page_text.object == "page 2 of 2"
+    explorer.rep_out = "T(2)"  # a new result starts at its first page; r = 6 fits one page
+    assert not explorer._pager.visible and _shown_numbers(explorer)[0] == len(_drawn_elements(explorer)) == 6
+
+
+def test_a_new_shape_rebuilds_the_plot_with_it(explorer):
+    def drawn_shape():
+        return explorer._plot.object.get(0).dimension_values("row", flat=False).shape
+
+    assert drawn_shape() == (16, 16) and _shown_numbers(explorer) == (15, 256)
+    explorer.rep_out = "V"  # S(4): T(2) -> V, 4 x 16, r = Bell(3) = 5
+    assert drawn_shape() == (4, 16) and _shown_numbers(explorer) == (5, 64)
+    explorer.rep_in = "Scalar"
+    assert drawn_shape() == (4, 1) and _shown_numbers(explorer) == (1, 4)
+    explorer.param.update(group="SO(n)", n=3, rep_in="T(2)", rep_out="T(2)")
+    assert drawn_shape() == (9, 9) and explorer._gallery.object.get(0).dimension_values(
+        "basis element", flat=False).shape == (9, 29)
+
+
+def test_the_basis_drawn_is_a_control(explorer):
+    explorer.param.update(group="SO(n)", n=3, rep_in="T(2)", rep_out="T(2)")
+    assert explorer.basis == "canonical" and "canonical basis elements" in explorer._note.object
+    explorer.basis = "solver"
+    assert "as the solver returned them" in explorer._note.object and explorer.config().basis == "solver"
+    assert _shown_numbers(explorer)[0] == len(_drawn_elements(explorer)) == 3

@@ -17,7 +17,7 @@ def basis_coloring(group, rep_in, rep_out=None, seed=0, **kw):
     """Solve the layer (the experiments layer), then draw it (plots never solve): (plot data, Solution)."""
     result = layer(group, rep_in, rep_out)
     return coloring(result, seed=seed, **kw), result.solution
-from lab.plots.coloring import disjoint_pattern, pivot_basis
+from lab.plots.coloring import GALLERY, MANY_ELEMENTS, disjoint_pattern
 from lab.plots.palette import PALETTE, categorical_colours
 from lab.presets import PRESETS, fill_size
 
@@ -133,15 +133,6 @@ def test_large_matrix_is_strided_not_sent_whole():
     assert np.array_equal(data.labels, full[::4, ::4])
 
 
-def test_pivot_basis_spans_the_same_space(rng):
-    Q, _ = np.linalg.qr(rng.standard_normal((12, 4)))
-    B, piv = pivot_basis(Q)
-    np.testing.assert_allclose(B[piv], np.eye(4), atol=1e-12)
-    P = Q @ Q.T
-    np.testing.assert_allclose(P @ B, B, atol=1e-12)  # B lies in span(Q)
-    assert np.linalg.matrix_rank(B) == 4
-
-
 def test_disjoint_pattern_detection():
     B = np.array([[1, 0], [-1, 0], [0, 2], [0, 0]], dtype=float)
     labels, signs = disjoint_pattern(B)
@@ -160,7 +151,7 @@ def test_categorical_colours_are_distinct_and_signed_tints_differ():
     signs = np.array([1, -1])
     idx, colours = categorical_colours(np.array([0, 0]), signs, 1)
     assert colours[int(idx[0])] != colours[int(idx[1])]
-    assert len(set(PALETTE)) == len(PALETTE) == 256
+    assert len(set(PALETTE)) == len(PALETTE) >= 200
 
 
 def test_bad_input_is_a_typed_error():
@@ -179,8 +170,10 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     overlay = coloring_plot(data)
     images = [el for el in overlay if isinstance(el, hv.Image)]
     segments = [el for el in overlay if isinstance(el, hv.Segments)]
-    assert len(images) == 1 and len(segments) == 2  # faint guides inside T(2), then block boundaries
-    guides, blocks = segments
+    # a faint cell grid (blank zeros keep their cells), guides inside T(2), then block boundaries
+    assert len(images) == 1 and len(segments) == 3
+    grid, guides, blocks = segments
+    assert len(grid.array()) == (6 - 1) + (12 - 1)
     assert sorted(map(tuple, guides.array().tolist())) == [(5.5, -0.5, 5.5, 5.5), (8.5, -0.5, 8.5, 5.5)]
     # one horizontal line between the two V's of the output, one vertical between V and T(2) of the input
     assert sorted(map(tuple, blocks.array().tolist())) == [(-0.5, 2.5, 11.5, 2.5), (2.5, -0.5, 2.5, 5.5)]
@@ -192,10 +185,10 @@ def test_holoviews_plot_carries_labels_hover_and_block_lines():
     np.testing.assert_array_equal(img.dimension_values("basis element", flat=False), data.labels)
     assert gallery_plot(data) is None
     cont, _ = basis_coloring("SO(3)", "T(2)", "T(2)")
-    mosaic = gallery_plot(cont)  # three 9 x 9 elements side by side with one blank column between
-    assert mosaic.dimension_values("element", flat=False).shape == (9, 29)
+    mosaic = gallery_plot(cont).get(0)  # three 9 x 9 elements side by side with one blank column between
+    assert mosaic.dimension_values("basis element", flat=False).shape == (9, 29)
     values = mosaic.dimension_values("value", flat=False)
-    elements = mosaic.dimension_values("element", flat=False)
+    elements = mosaic.dimension_values("basis element", flat=False)
     for k in range(3):
         np.testing.assert_array_equal(values[elements == k], cont.gallery[k].ravel())
     hv.render(overlay)  # the Bokeh model builds
@@ -262,16 +255,95 @@ def test_single_column_and_single_row_matrices_draw():
         assert data.rank == 1
 
 
-def test_gallery_title_gives_the_true_count_when_it_shows_fewer():
-    """A gallery capped at 12 elements says so for a larger rank (SO(3) on T(2) >> T(2): r = 3 shows all 3;
-    a cap of 2 shows 'the first 2 of 3')."""
+def _title(plot) -> str:
+    return plot.opts.get().kwargs["title"]
+
+
+def test_gallery_is_paged_and_titled_with_the_true_count():
+    """SO(3) on T(3) >> T(3) has r = 15 (the perfect matchings of 6 indices): two pages of GALLERY = 12, whose
+    titles give the true count, and which together draw every element once; r = 3 fits one page; a gallery
+    kept to 2 elements says it keeps the first 2 of 3."""
     from lab import SO, T
     from lab.plots.coloring import coloring_from_solution
     from lab.plots.coloring_hv import gallery_plot
 
+    sol = (T(3) >> T(3))(SO(3)).solve()
+    data = coloring_from_solution(sol, "T(3)", "T(3)")
+    assert data.rank == 15 == len(data.gallery) and data.pages == 2 and GALLERY == 12
+    first, second = gallery_plot(data, page=0), gallery_plot(data, page=1)
+    assert _title(first).startswith("basis elements 0–11 of 15 (page 1 of 2")
+    assert _title(second).startswith("basis elements 12–14 of 15 (page 2 of 2")
+    seen = []
+    for plot in (first, second):
+        numbers = plot.get(0).dimension_values("basis element")
+        seen += sorted(set(numbers[~np.isnan(numbers)].astype(int).tolist()))
+    assert seen == list(range(15))
+    assert _title(gallery_plot(data, page=7)) == _title(second)  # past the end: the last page
+
     sol = (T(2) >> T(2))(SO(3)).solve()
     data = coloring_from_solution(sol, "T(2)", "T(2)", gallery=2)
-    title = gallery_plot(data).opts.get().kwargs["title"]
-    assert data.rank == 3 and title.startswith("the first 2 of 3 basis elements")
+    assert data.rank == 3 and _title(gallery_plot(data)).startswith("basis elements 0–1 of 3 (page 1 of 1; "
+                                                                    "the first 2 are kept")
     data = coloring_from_solution(sol, "T(2)", "T(2)")
-    assert gallery_plot(data).opts.get().kwargs["title"].startswith("3 basis elements")
+    assert _title(gallery_plot(data)).startswith("3 basis elements (0–2;")
+
+
+def test_palette_has_no_grey_and_no_near_white_and_zero_is_white():
+    """Zero entries are blank white, so no element colour (nor the light shade of a -1 entry) may look like
+    nothing: CIELAB chroma >= 20 (not grey), lightness <= 85 (not near-white).  The CIELAB conversion is
+    checked against published values first."""
+    from lab.plots.palette import INDEX_MAP, NEGATIVE_TINT, ZERO_COLOR, _tint, chroma, cielab
+
+    np.testing.assert_allclose(cielab(["#ff0000"])[0], [53.24, 80.09, 67.20], atol=0.02)  # sRGB red, D65
+    np.testing.assert_allclose(cielab(["#ffffff", "#000000"]), [[100, 0, 0], [0, 0, 0]], atol=0.01)
+    assert chroma(["#808080", "#7f7f7f"]).max() < 0.01  # greys have no chroma
+    assert ZERO_COLOR.lower() == "#ffffff"
+    lab = cielab(PALETTE)
+    assert chroma(PALETTE).min() >= 20 and lab[:, 0].max() <= 85
+    index_lab = cielab(INDEX_MAP)
+    assert chroma(INDEX_MAP).min() >= 20 and 20 <= index_lab[:, 0].min() and index_lab[:, 0].max() <= 85
+    tints = cielab([_tint(c) for c in PALETTE])
+    white_distance = np.linalg.norm(tints - [100, 0, 0], axis=1)
+    assert NEGATIVE_TINT <= 0.5 and white_distance.min() > 10  # a -1 shade is still visibly a colour
+
+
+def test_zero_entries_render_white_and_the_matrix_is_outlined():
+    import holoviews as hv
+
+    from lab.plots.coloring_hv import coloring_plot
+    from lab.plots.coloring_mpl import coloring_figure
+
+    data, _ = basis_coloring("SO(3)", "V", "T(2)")  # Levi-Civita: zero wherever two indices agree
+    assert data.kind == "categorical" and np.any(data.labels < 0)
+    overlay = coloring_plot(data)
+    bounds = [el for el in overlay if isinstance(el, hv.Bounds)]
+    outline = bounds[0].array()  # the 9 x 3 matrix's outline
+    assert len(bounds) == 1 and (outline.min(axis=0).tolist(), outline.max(axis=0).tolist()) == ([-0.5, -0.5],
+                                                                                                [2.5, 8.5])
+    fig = hv.render(overlay)
+    mappers = [r.glyph.color_mapper for r in fig.renderers if hasattr(r.glyph, "color_mapper")]
+    assert mappers and all(m.nan_color.lower() in ("#ffffff", "white") for m in mappers)
+    idx, _ = categorical_colours(data.labels, data.signs, data.rank)
+    assert np.array_equal(np.isnan(idx), data.labels < 0)  # zero entries, and only they, take the NaN colour
+    image = coloring_figure(data).axes[0].images[0]
+    assert tuple(image.cmap.get_bad()) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_many_elements_are_coloured_by_number_on_a_sequential_scale():
+    """Z(8) x Z(8) on V >> V: r = 64 doubly-circulant elements, too many distinct colours: the index view; its
+    hover data still holds every element once; the colour follows the element number (elements numbered by
+    first entry).  Below MANY_ELEMENTS elements: one distinct colour each."""
+    from lab.plots.coloring_hv import coloring_plot
+    from lab.plots.palette import index_colours
+
+    data, _ = basis_coloring("Z(8)*Z(8)", "V", "V")
+    assert data.rank == 64 > MANY_ELEMENTS and data.scheme == "index"
+    assert "sequential" in data.note and f"r = {data.rank}" in data.note
+    img = coloring_plot(data).get(0)
+    labels = img.dimension_values("basis element")
+    assert sorted(set(labels[labels >= 0].astype(int).tolist())) == list(range(64))
+    idx, colours = index_colours(data.labels, data.signs, data.rank)
+    assert len(colours) == 64 and np.array_equal(idx, data.labels.astype(float))
+    assert colours[0] != colours[-1]
+    small, _ = basis_coloring("Z(8)", "V", "V")
+    assert small.rank == 8 and small.scheme == "distinct"

@@ -70,7 +70,7 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
     custom_group = param.String(default="S(3)*Z(2)", doc="any group text, e.g. S(3)*Z(4)")
     rep_in = param.String(default="T(2)", doc="input representation")
     rep_out = param.String(default="T(2)", doc="output representation")
-    # solver: from BasisConfig's declaration (below the class)
+    # solver, memory_limit, basis: from BasisConfig's declarations (below the class)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -82,7 +82,7 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         self._apply_preset()
         self.param.watch(self._on_preset, ["preset"])
         self.param.watch(self._on_control, ["group", "n", "custom_group", "rep_in", "rep_out", "solver",
-                                            "memory_limit"])
+                                            "memory_limit", "basis"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda ctx: self._supersede())
         self.refresh()
@@ -100,6 +100,10 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         self._out_w = pn.widgets.TextInput.from_param(self.param.rep_out, name="Output rep", css_classes=["rep-out-input"],
                                                       placeholder="e.g. V, 2*V, T(1,1)")
         self._solver_w = pn.widgets.Select.from_param(self.param.solver, name="Solver", css_classes=["solver-select"])
+        self._basis_w = pn.widgets.Select.from_param(self.param.basis, name="Basis drawn", css_classes=["basis-select"],
+                                                     description="canonical: the basis a person would write down "
+                                                     "(sparsest, exact small fractions; δ_ij δ_kl for SO(3)); "
+                                                     "solver: the solver's orthonormal basis")
         self._memory_w = pn.widgets.TextInput.from_param(self.param.memory_limit, name="Memory limit",
                                                          placeholder="default: 80% of free RAM",
                                                          css_classes=["memory-limit-input"])
@@ -123,7 +127,14 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         self._gallery = pn.pane.HoloViews(None, linked_axes=False)
         # visibility is toggled on this wrapper: toggling it on a HoloViews pane trips a Panel 1.9 bug
         # (Bokeh stylesheets copied into a str-only list parameter)
-        self._gallery_box = pn.Column(pn.pane.Markdown("#### Individual basis elements"), self._gallery,
+        self._page = 0  # the gallery page on screen
+        self._prev_w = pn.widgets.Button(label="‹ previous", width=100, css_classes=["gallery-prev"])
+        self._next_w = pn.widgets.Button(label="next ›", width=100, css_classes=["gallery-next"])
+        self._page_text = pn.pane.Markdown("", css_classes=["gallery-page"], margin=(5, 10))
+        self._prev_w.on_click(lambda _e: self.turn_page(-1))
+        self._next_w.on_click(lambda _e: self.turn_page(+1))
+        self._pager = pn.Row(self._prev_w, self._page_text, self._next_w, visible=False)
+        self._gallery_box = pn.Column(pn.pane.Markdown("#### Individual basis elements"), self._pager, self._gallery,
                                       visible=False, css_classes=["basis-gallery"])
         self._png = pn.widgets.FileDownload(callback=self._png_file, filename="basis.png",
                                             label="Figure (PNG)", width=150)
@@ -133,7 +144,7 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
     def _sidebar(self):
         return pn.Column(
             self._preset_w, self._blurb, self._group_w, self._n_w, self._custom_w, self._in_w, self._out_w,
-            self._validation, self._solver_w, self._memory_w,
+            self._validation, self._solver_w, self._basis_w, self._memory_w,
             pn.pane.Markdown("Reps: `V`, `V.T` (dual), `Scalar`, `T(p,q)`, sums `+`, multiples `3*V`, "
                              "products `*`, powers `**`.", styles={"font-size": "0.85em"}),
             sizing_mode="stretch_width", min_width=300)
@@ -223,7 +234,7 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
     def config(self) -> BasisConfig:
         """The request on screen as the basis experiment's config."""
         return BasisConfig(group=self.group_text(), rep=self.rep_in, rep_out=self.rep_out, solver=self.solver,
-                           memory_limit=(self.memory_limit or "").strip() or None)
+                           basis=self.basis, memory_limit=(self.memory_limit or "").strip() or None)
 
     @staticmethod
     def _compute(config: BasisConfig, progress=None, control=None):
@@ -235,8 +246,8 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
 
     @staticmethod
     def _draw(result):
-        data = basis_coloring(result, max_cells=MAX_CELLS)
-        return data, result, coloring_plot(data), gallery_plot(data)
+        data = basis_coloring(result, max_cells=MAX_CELLS)  # of the basis result.config.basis asks for
+        return data, result, coloring_plot(data), gallery_plot(data, page=0)
 
     def _supersede(self) -> int:
         """A newer request (or the closed tab) cancels this session's job: a worker process is ended at once."""
@@ -384,8 +395,29 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         self._plot.object = plot
         self._gallery.object = gallery
         self._gallery_box.visible = gallery is not None
+        self._page = 0
+        self._show_pager(data)
         name = basis_family.slug(solved)
         self._png.filename, self._npz.filename = f"{name}.png", f"{name}.npz"
+
+    def _show_pager(self, data):
+        self._pager.visible = data.pages > 1
+        self._page_text.object = f"page {self._page + 1} of {data.pages}"
+        self._prev_w.disabled = self._page == 0
+        self._next_w.disabled = self._page >= data.pages - 1
+
+    @guard("turning the gallery page")
+    def turn_page(self, step: int):
+        """Show the gallery page ``step`` pages on (the ‹ previous / next › buttons)."""
+        if self._result is None:
+            return
+        data = self._result[0]
+        page = min(max(self._page + step, 0), max(data.pages - 1, 0))
+        if page == self._page:
+            return
+        self._page = page
+        self._gallery.object = gallery_plot(data, page=page)  # one page: at most GALLERY small tiles
+        self._show_pager(data)
 
     @guard("writing the figure")
     def _png_file(self):
@@ -399,4 +431,4 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         return io.BytesIO(basis_npz_bytes(solved.solution, data.rep_in, data.rep_out))
 
 
-add_config_params(BasisExplorer, BasisConfig, ["solver", "memory_limit"])
+add_config_params(BasisExplorer, BasisConfig, ["solver", "memory_limit", "basis"])

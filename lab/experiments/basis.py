@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ..config import Config, Option, option
-from ..solvers import SOLVERS
+from ..solvers import BASES, SOLVERS
 from .family import Family, Output, progress_record
 
 
@@ -17,6 +17,9 @@ class BasisConfig(Config):
                       'input rep of the layer REP >> REP_OUT)', positional=True)
     rep_out: str | None = option(None, "output rep: solve the layer REP >> REP_OUT")
     solver: str = option("auto", "the solver (auto picks the fastest that applies)", choices=SOLVERS)
+    basis: str = option("canonical", "which basis the pictures draw: canonical = the one a person would write "
+                        "(sparsest, reduced row echelon, exact small fractions; e.g. δ_ij δ_kl for SO(3)), "
+                        "solver = the solver's orthonormal basis (what --npz holds either way)", choices=BASES)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
     memory_limit: str | None = option(None, "refuse solves needing more, e.g. 8GB (default: 80% of free RAM)")
     cache: bool = option(True, "do not read or write the on-disk basis cache", cli="--no-cache")
@@ -187,9 +190,11 @@ def slug(result: BasisResult) -> str:
 
 
 def coloring(result: BasisResult, **kw):
-    """The basis-coloring plot data of a solved basis (``lab.plots.coloring``)."""
+    """The basis-coloring plot data of a solved basis (``lab.plots.coloring``), of the basis its config asks
+    for (``basis``: canonical or solver)."""
     from ..plots.coloring import basis_coloring
 
+    kw.setdefault("basis", result.config.basis)
     return basis_coloring(result, **kw)
 
 

@@ -9,8 +9,13 @@ W (rows = output entries, columns = input entries).  Two views:
 * **continuous** -- overlapping basis elements (SO(3) T(4), ...): a random element of the equivariant space
   (Gaussian coefficients) plus a gallery of individual basis elements.
 
-Everything here is numpy; ``lab.plots.hvplot`` (dashboard) and ``lab.plots.mpl`` (notebooks, PNG export)
-only draw a ``ColoringData``.
+Both draw the basis ``Solution.basis`` gives (``basis="canonical"``, the default: the basis a person would
+write down, ``lab.solvers.canonical``; ``"solver"``: the solver's orthonormal one).  A categorical plot of more
+than ``MANY_ELEMENTS`` elements colours entries by element number on a sequential scale (``scheme="index"``)
+instead of one distinct colour each; the continuous view's gallery is paged, ``GALLERY`` elements a page.
+
+Everything here is numpy; ``lab.plots.coloring_hv`` (dashboard) and ``lab.plots.coloring_mpl`` (notebooks,
+PNG export) only draw a ``ColoringData``.
 """
 from __future__ import annotations
 
@@ -18,13 +23,16 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
 
 from ..reps.layout import matrix_layout
 from ..reps.rep import Rep, SumRep
 
 MAX_CELLS = 250_000  # cells sent to a browser / drawn in a figure; larger matrices are strided
-GALLERY = 12
+GALLERY = 12  # basis elements per gallery page
+GALLERY_CELLS = 2_000_000  # shown cells kept for the gallery's pages (every element, up to this budget)
+#: above this many basis elements a categorical plot cannot give each a colour one can tell apart (about two
+#: dozen): entries are coloured by element number on a sequential scale instead (``scheme="index"``)
+MANY_ELEMENTS = 24
 
 
 @dataclass
@@ -48,7 +56,8 @@ class ColoringData:
     labels: np.ndarray | None  # categorical: basis element of each shown entry, -1 = zero
     signs: np.ndarray | None  # categorical: +-1 (0 where zero)
     values: np.ndarray | None  # continuous: a random equivariant matrix, max |value| = 1
-    gallery: list[np.ndarray] = field(default_factory=list)  # continuous: individual basis elements
+    gallery: list[np.ndarray] = field(default_factory=list)  # continuous: basis elements (all that fit
+    # GALLERY_CELLS), drawn GALLERY to a page
     row_spans: list[Span] = field(default_factory=list)
     col_spans: list[Span] = field(default_factory=list)
     row_guides: list[float] = field(default_factory=list)  # faint lines inside V blocks (group.channels)
@@ -63,10 +72,36 @@ class ColoringData:
     rep_out: str = ""
     stride: int = 1
     note: str = ""  # which view is shown and why, in a sentence
+    scheme: str = "distinct"  # categorical colours: "distinct" (one per element) or "index" (sequential scale)
+    basis: str = "canonical"  # which basis is drawn: "canonical" or "solver" (``Solution.basis``)
 
     @property
     def downsampled(self) -> bool:
         return self.stride > 1
+
+    @property
+    def pages(self) -> int:
+        """Pages of the gallery (``GALLERY`` elements each)."""
+        return -(-len(self.gallery) // GALLERY)
+
+    def page(self, page: int) -> range:
+        """The element numbers on gallery page ``page`` (0-based; clamped to the pages there are)."""
+        page = min(max(int(page), 0), max(self.pages - 1, 0))
+        return range(page * GALLERY, min((page + 1) * GALLERY, len(self.gallery)))
+
+    def gallery_title(self, page: int = 0) -> str:
+        """The gallery page's title with the true count, elements numbered from 0 as in the hover:
+        '3 basis elements (0–2; ...)', 'basis elements 12–14 of 15 (page 2 of 2; ...)'."""
+        shown = self.page(page)
+        if not shown:
+            return ""
+        scaled = "each scaled to max |value| = 1"
+        numbers = f"{shown.start}–{shown.stop - 1}" if len(shown) > 1 else f"{shown.start}"
+        if len(shown) == self.rank:
+            return f"{self.rank} basis element{'s' if self.rank > 1 else ''} ({numbers}; {scaled})"
+        kept = f"; the first {len(self.gallery)} are kept" if len(self.gallery) < self.rank else ""
+        return (f"basis element{'s' if len(shown) > 1 else ''} {numbers} of {self.rank} "
+                f"(page {self.page(page).start // GALLERY + 1} of {self.pages}{kept}; {scaled})")
 
     def info(self) -> dict:
         """The information card: group, reps, rank, dimension, r/dim, solver, time."""
@@ -107,22 +142,6 @@ def _stride(n_rows: int, n_cols: int, max_cells: int) -> int:
     return 1 if cells <= max_cells else math.ceil(math.sqrt(cells / max_cells))
 
 
-def pivot_basis(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A basis B of span(Q) with ``B[pivots] = I`` (pivots by column-pivoted QR of Q^T).
-
-    Each element is 1 at its own pivot entry and 0 at the others', which makes individual elements
-    readable (an SVD basis is an arbitrary rotation); disjoint 0/+-1 patterns come out exactly.
-    """
-    r = Q.shape[1]
-    if r == 0:
-        return Q.copy(), np.zeros(0, dtype=np.int64)
-    _, _, piv = scipy.linalg.qr(Q.T, mode="economic", pivoting=True)
-    piv = np.sort(piv[:r])
-    B = scipy.linalg.solve(Q[piv].T, Q.T).T  # B = Q Q[piv]^-1
-    B[np.abs(B) < 1e-10 * max(1.0, np.abs(B).max())] = 0
-    return B, piv
-
-
 def disjoint_pattern(B: np.ndarray, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray] | None:
     """(labels, signs) if the columns of B have disjoint supports and equal magnitudes within each."""
     if B.shape[1] == 0:
@@ -147,8 +166,14 @@ def disjoint_pattern(B: np.ndarray, tol: float = 1e-8) -> tuple[np.ndarray, np.n
 
 
 def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS,
-                           seed: int = 0, gallery: int = GALLERY) -> ColoringData:
-    """Turn a ``Solution`` into plot data (see the module docstring)."""
+                           seed: int = 0, gallery: int | None = None, basis: str = "canonical",
+                           many: int = MANY_ELEMENTS) -> ColoringData:
+    """Turn a ``Solution`` into plot data (see the module docstring).
+
+    ``basis``: which basis of the solved space is drawn (``Solution.basis``: ``canonical`` or ``solver``).
+    ``gallery``: at most this many elements kept for the gallery (default: all that fit ``GALLERY_CELLS``).
+    ``many``: above this many elements a categorical plot colours by element index (``scheme="index"``).
+    """
     rep = sol.rep
     out_rep, in_rep = matrix_layout(rep)
     n_rows = out_rep.size
@@ -158,10 +183,10 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
     col_spans = summands(in_rep) if in_rep is not None else []
     channels, d = rep.group.channels, rep.group.d
     rows, cols = np.arange(0, n_rows, stride), np.arange(0, n_cols, stride)
-    common = dict(shape=(n_rows, n_cols), rows=rows, cols=cols, rank=sol.rank, dim=sol.dim,
+    common = dict(shape=(n_rows, n_cols), rows=rows, cols=cols, dim=n_rows * n_cols,
                   solver=sol.solver, seconds=sol.seconds, cached=sol.cached, group=str(rep.group),
                   rep_in=rep_in or (str(in_rep) if in_rep is not None else "Scalar"),
-                  rep_out=rep_out or str(out_rep), stride=stride,
+                  rep_out=rep_out or str(out_rep), stride=stride, basis=basis,
                   row_spans=row_spans, col_spans=col_spans, row_guides=guides(row_spans, channels, d),
                   col_guides=guides(col_spans, channels, d))
 
@@ -170,44 +195,66 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
 
     why_strided = (f" The {n_rows} x {n_cols} matrix is too large to draw cell by cell: one row and column in "
                    f"every {stride} is shown." if stride > 1 else "")
+    zero = " Blank (white) entries are forced to zero."
+
+    def categorical(labels, signs, rank, what):
+        if rank > many:
+            scheme = "index"
+            note = (f"With r = {rank} basis elements, one distinct colour each would be confetti (more than "
+                    f"{many} colours cannot be told apart): each entry is coloured by the number of its basis "
+                    "element on a sequential scale (elements numbered in reading order of their first entry, "
+                    "so neighbouring numbers have similar colours); hover an entry for its element and sign."
+                    + zero + (" A light shade is −1." if np.any(signs < 0) else ""))
+        else:
+            scheme = "distinct"
+            note = "Each colour is one basis element: " + what + zero
+        return ColoringData(kind="categorical", labels=shown(labels), signs=shown(signs), values=None,
+                            rank=rank, scheme=scheme, note=note + (" Only the zero map is equivariant."
+                                                                  if rank == 0 else "") + why_strided, **common)
+
     if sol.labels is not None:
-        return ColoringData(kind="categorical", labels=shown(sol.labels), signs=shown(sol.signs),
-                            values=None, note="Each colour is one basis element: the basis is a set of "
-                            "disjoint 0/±1 patterns (orbits of the permutation action); grey entries are "
-                            "forced to zero." + (" Only the zero map is equivariant." if sol.rank == 0 else "")
-                            + why_strided, **common)
-    Q = np.asarray(sol.Q)
-    B, _ = pivot_basis(Q)
+        return categorical(sol.labels, sol.signs, sol.rank, "the basis is a set of disjoint 0/±1 patterns "
+                           "(orbits of the permutation action).")
+    B = np.asarray(sol.basis(basis))
     pattern = disjoint_pattern(B)
     if pattern is not None:
         labels, signs = pattern
-        return ColoringData(kind="categorical", labels=shown(labels), signs=shown(signs), values=None,
-                            note="Each colour is one basis element: this basis happens to be a set of "
-                            "disjoint 0/±1 patterns even though the group is continuous; grey entries are "
-                            "forced to zero." + why_strided, **common)
+        return categorical(labels, signs, B.shape[1], "this basis happens to be a set of disjoint 0/±1 "
+                           "patterns even though the group is continuous.")
+    rank = B.shape[1]
     rng = np.random.default_rng(seed)
-    w = (B @ rng.standard_normal(B.shape[1])).real if B.shape[1] else np.zeros(B.shape[0])
+    w = (B @ rng.standard_normal(rank)).real if rank else np.zeros(B.shape[0])
     scale = np.abs(w).max()
     values = shown(w / scale if scale > 0 else w)
+    keep = rank if gallery is None else min(gallery, rank)
+    keep = min(keep, max(GALLERY, GALLERY_CELLS // max(len(rows) * len(cols), 1)))
     elements = []
-    for k in range(min(gallery, B.shape[1])):
+    for k in range(keep):
         b = B[:, k].real
         m = np.abs(b).max()
         elements.append(shown(b / m if m > 0 else b))
+    which = ("the canonical basis elements (the sparsest reduced-row-echelon basis of the space, entries exact "
+             "small fractions where they are)" if basis == "canonical" else
+             "the basis elements as the solver returned them (an orthonormal basis: an arbitrary rotation of a "
+             "readable one; choose the canonical basis to see that)")
     note = ("The basis elements overlap (they are not disjoint 0/±1 patterns), so one colour per element "
             "is impossible: shown is a random element of the equivariant space (Gaussian coefficients), "
-            "and below it individual basis elements." if sol.rank else
+            f"and below it {which}." if rank else
             "Only the zero map is equivariant: the equivariant space is {0}.")
     if np.iscomplexobj(B):
         note += " The group is complex: real parts are drawn."
-    return ColoringData(kind="continuous", labels=None, signs=None, values=values, gallery=elements,
+    return ColoringData(kind="continuous", labels=None, signs=None, values=values, gallery=elements, rank=rank,
                         note=note + why_strided, **common)
 
 
 def basis_coloring(solved, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS, seed: int = 0,
-                   gallery: int = GALLERY) -> ColoringData:
+                   gallery: int | None = None, basis: str | None = None) -> ColoringData:
     """Plot data of a solved basis: a ``Solution``, or a result with ``.solution``, ``.rep_in``, ``.rep_out``
-    (``lab.experiments.basis``).  Plots never parse or solve: solve first (``lab.experiments.basis.layer``)."""
+    (``lab.experiments.basis``; its ``config.basis`` picks the basis unless ``basis`` is given; default
+    canonical).  Plots never parse or solve: solve first (``lab.experiments.basis.layer``)."""
+    if basis is None:
+        basis = getattr(getattr(solved, "config", None), "basis", "canonical")
     if hasattr(solved, "solution"):
         rep_in, rep_out, solved = rep_in or solved.rep_in, rep_out or solved.rep_out, solved.solution
-    return coloring_from_solution(solved, rep_in, rep_out, max_cells=max_cells, seed=seed, gallery=gallery)
+    return coloring_from_solution(solved, rep_in, rep_out, max_cells=max_cells, seed=seed, gallery=gallery,
+                                  basis=basis)

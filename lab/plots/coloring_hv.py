@@ -8,7 +8,8 @@ from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 
 from .coloring import ColoringData, Span
-from .palette import DIVERGING, GUIDE_COLOR, LINE_COLOR, ZERO_COLOR, categorical_colours
+from .palette import (DIVERGING, GRID_COLOR, GRID_MAX, GUIDE_COLOR, LINE_COLOR, OUTLINE_COLOR, ZERO_COLOR,
+                      categorical_colours, index_colours)
 
 # HoloViews sizes plots by frame_width/frame_height, which Bokeh's validator mistakes for a missing size
 silence(FIXED_SIZING_MODE, True)
@@ -40,14 +41,21 @@ def _segments(data: ColoringData, ys: list[float], xs: list[float], **style):
 
 
 def _boundaries(data: ColoringData) -> list:
-    """Guide lines between V's channels (white) and block boundaries of direct sums (dark)."""
+    """A faint cell grid (small matrices: blank zero entries still show their cells), guide lines between V's
+    channels (light), block boundaries of direct sums (dark) and the matrix's outline."""
     out = []
+    if data.stride == 1 and max(data.shape) <= GRID_MAX:
+        rows, cols = data.shape
+        out.append(_segments(data, [y - 0.5 for y in range(1, rows)], [x - 0.5 for x in range(1, cols)],
+                             color=GRID_COLOR, line_width=1))
     if data.row_guides or data.col_guides:
-        out.append(_segments(data, data.row_guides, data.col_guides, color=GUIDE_COLOR, line_width=1.5))
+        out.append(_segments(data, data.row_guides, data.col_guides, color=GUIDE_COLOR, line_width=2))
     ys = [s.start - 0.5 for s in data.row_spans[1:]]
     xs = [s.start - 0.5 for s in data.col_spans[1:]]
     if ys or xs:
         out.append(_segments(data, ys, xs, color=LINE_COLOR, line_width=1.5))
+    rows, cols = data.shape
+    out.append(hv.Bounds((-0.5, -0.5, cols - 0.5, rows - 0.5)).opts(color=OUTLINE_COLOR, line_width=1))
     return out
 
 
@@ -75,11 +83,13 @@ def _image(data: ColoringData, arrays: list[np.ndarray], vdims: list[str], **opt
 
 
 def coloring_plot(data: ColoringData):
-    """The main plot: categorical colours per basis element, or a random equivariant matrix."""
+    """The main plot: categorical colours per basis element (distinct ones, or by element number on a
+    sequential scale when there are many), or a random equivariant matrix."""
     title = f"{data.group}: {data.rep_in or '?'} → {data.rep_out}   (r = {data.rank})"
     if data.kind == "categorical":
         labels = data.labels
-        idx, colours = categorical_colours(labels, data.signs, data.rank)
+        colour = categorical_colours if data.scheme == "distinct" else index_colours
+        idx, colours = colour(labels, data.signs, data.rank)
         arrays = [idx, labels.astype(float), data.signs.astype(float)]
         img = _image(data, arrays, ["colour", "basis element", "sign"], cmap=colours,
                      clim=(-0.5, len(colours) - 0.5), clipping_colors={"NaN": ZERO_COLOR}, colorbar=False,
@@ -92,35 +102,42 @@ def coloring_plot(data: ColoringData):
     return hv.Overlay([img, *_boundaries(data)]).opts(title=title)
 
 
-def gallery_plot(data: ColoringData, columns: int = 4):
-    """Individual basis elements (continuous view) as one mosaic image, left to right, top to bottom.
+def gallery_plot(data: ColoringData, page: int = 0, columns: int = 4):
+    """One page of basis elements (continuous view: ``data.page(page)``) as one mosaic image, left to right,
+    top to bottom, each tile outlined (zero entries are blank white).
 
     One glyph instead of a figure per element keeps the page fast; hover tells the element, its row,
     column and value.  None when there is nothing to show.
     """
     if data.kind != "continuous" or not data.gallery:
         return None
+    shown = data.page(page)
     h, w = data.gallery[0].shape
-    k = len(data.gallery)
+    k = len(shown)
     ncol = min(columns, k)
     nrow = -(-k // ncol)
     gap = max(1, max(h, w) // 8)
     H, W = nrow * (h + gap) - gap, ncol * (w + gap) - gap
     value = np.full((H, W), np.nan)
     element, row, col = (np.full((H, W), np.nan) for _ in range(3))
-    for i, tile in enumerate(data.gallery):
+    boxes = []
+    for i, e in enumerate(shown):
         r0, c0 = (i // ncol) * (h + gap), (i % ncol) * (w + gap)
-        value[r0:r0 + h, c0:c0 + w] = tile
-        element[r0:r0 + h, c0:c0 + w] = i
+        value[r0:r0 + h, c0:c0 + w] = data.gallery[e]
+        element[r0:r0 + h, c0:c0 + w] = e
         row[r0:r0 + h, c0:c0 + w] = data.rows[:, None]
         col[r0:r0 + h, c0:c0 + w] = data.cols[None, :]
+        boxes.append((c0 - 0.5, r0 - 0.5, c0 + w - 0.5, r0 + h - 0.5))
     img = hv.Image((np.arange(W), np.arange(H), value, element, row, col), kdims=["x", "y"],
-                   vdims=["value", "element", "row", "column"])
+                   vdims=["value", "basis element", "row", "column"], bounds=(-0.5, -0.5, W - 0.5, H - 0.5))
     cell = min(24, 150 / max(h, w))
-    return img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
-                    frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
-                    yaxis=None, colorbar=False, tools=["hover"], toolbar=None,
-                    title=(f"{k} basis element{'s' if k > 1 else ''} (each scaled to max |value| = 1)" if k == data.rank
-                           else f"the first {k} of {data.rank} basis elements (each scaled to max |value| = 1)"),
-                    hover_tooltips=[("basis element", "@element"), ("row", "@row"), ("column", "@column"),
-                                    ("value", "@value{0.000}")])
+    title = data.gallery_title(page)
+    pad = 0.25  # cells of margin, so that the outlines on the mosaic's edges are not clipped
+    img = img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
+                   xlim=(-0.5 - pad, W - 0.5 + pad), ylim=(-0.5 - pad, H - 0.5 + pad),
+                   frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
+                   yaxis=None, colorbar=False, tools=["hover"], toolbar=None, title=title,
+                   hover_tooltips=[("basis element", "@{basis element}"), ("row", "@row"), ("column", "@column"),
+                                   ("value", "@value{0.000}")])
+    outlines = hv.Rectangles(boxes).opts(fill_alpha=0, line_color=OUTLINE_COLOR, line_width=1)
+    return hv.Overlay([img, outlines]).opts(title=title)

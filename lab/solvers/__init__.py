@@ -33,6 +33,7 @@ from ..reps.rep import DualRep, set_solver
 from . import cache as _cache
 from . import cost as _cost
 from . import memory
+from .canonical import canonical_basis
 from .dense import dense_basis
 from .krylov import krylov_basis
 from .orbit import orbit_basis, orbit_matrix
@@ -40,6 +41,9 @@ from .subgroup import subgroup_basis
 from .verify import check_block
 
 SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
+#: which basis of the solved space ``Solution.basis`` gives (and the plots draw): ``canonical`` -- the one a
+#: person would write down (``lab.solvers.canonical``), ``solver`` -- the solver's own orthonormal ``Q``
+BASES = ("canonical", "solver")
 VERSION = 2  # 2: leaves identified by value (user reps by their matrices), one generator form
 
 
@@ -76,10 +80,34 @@ class Solution:
     labels: np.ndarray | None = None  # orbit solver: basis element of every entry (-1: none)
     signs: np.ndarray | None = None  # orbit solver: sign of every entry within its basis element
     cached: bool = False
+    _canonical: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_sparse(self) -> bool:
         return sp.issparse(self.Q)
+
+    def basis(self, kind: str = "canonical"):
+        """The basis of the equivariant space as a (dim x rank) matrix, one element per column.
+
+        ``"solver"``: ``Q`` as solved (orthonormal columns; sparse for the orbit solver).  ``"canonical"``: the
+        basis a person would draw (``lab.solvers.canonical``): for the orbit solver its 0/±1 orbit patterns
+        (sparse), otherwise the sparsest reduced-row-echelon basis with exact small fractions, computed once
+        and kept.  Both span the same space.
+
+        >>> from lab import SO, T
+        >>> B = (T(1) >> T(2))(SO(3)).solve(cache=False).basis()     # the Levi-Civita symbol
+        >>> sorted(set(B.ravel().tolist()))
+        [-1.0, 0.0, 1.0]
+        """
+        if kind not in BASES:
+            raise SolverError(f"unknown basis {kind!r}: choose one of {', '.join(BASES)}")
+        if kind == "solver":
+            return self.Q
+        if self.labels is not None:
+            return orbit_matrix(self.labels, self.signs, self.rank, normalized=False)
+        if self._canonical is None:
+            self._canonical = canonical_basis(np.asarray(self.Q))
+        return self._canonical
 
     def project(self, v):
         """Orthogonal projection ``Q Q^H v`` of a vector (size,) or matrix (size, n)."""

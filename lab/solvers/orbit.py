@@ -28,12 +28,14 @@ class OrbitBasis:
         return orbit_matrix(self.labels, self.signs, self.rank)
 
 
-def orbit_matrix(labels: np.ndarray, signs: np.ndarray, rank: int) -> sp.csc_matrix:
+def orbit_matrix(labels: np.ndarray, signs: np.ndarray, rank: int, normalized: bool = True) -> sp.csc_matrix:
+    """The orbit basis as a sparse (entries x rank) matrix: column k holds the signs of orbit k, scaled by
+    1/sqrt(|orbit|) (orthonormal columns) unless ``normalized`` is false (the 0/±1 patterns themselves)."""
     valid = labels >= 0
     rows = np.flatnonzero(valid)
     cols = labels[valid]
     sizes = np.bincount(cols, minlength=rank)
-    data = signs[valid] / np.sqrt(sizes[cols])
+    data = signs[valid] / np.sqrt(sizes[cols]) if normalized else signs[valid].astype(np.float64)
     return sp.csc_matrix((data, (rows, cols)), shape=(len(labels), rank))
 
 
