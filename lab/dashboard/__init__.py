@@ -21,10 +21,13 @@ def _load(spec: str):
 def build_app():
     import panel as pn
 
+    from .theme import template_theme
+
     pn.extension(notifications=True)
+    theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
     tabs = pn.Tabs(*[(title, _load(spec)()) for title, spec in PANES], dynamic=True)
     template = pn.template.FastListTemplate(
-        title="Symmetry Lab",
+        title="Symmetry Lab", **theme,
         sidebar=[pn.pane.Markdown(
             "### Symmetry in neural networks\n"
             "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group "
