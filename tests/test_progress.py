@@ -52,6 +52,7 @@ def test_a_solve_shows_its_percentage_elapsed_time_and_eta():
     job = Job.function(script, name="solve", clock=clock).start()
     script.emit(progress_record(0, 1000, "solving block T(4)"))
     clock.t += 2.0
+    assert BasisExplorer.solve_status(job) == "**solving** · solving block T(4) · 0% · 2.0 s elapsed"
     script.emit(progress_record(250, 1000, "orbit 1/4"))
     clock.t += 2.0
     script.emit(progress_record(500, 1000, "orbit 2/4"))  # a quarter in the 2 s since the first quarter

@@ -311,7 +311,7 @@ class BasisExplorer(pn.viewable.Viewer):
         worker processes at once."""
         title = f"`{config.group}`: {config.rep} → {config.rep_out}"
         if cost.small:
-            self._busy(True, f"{title} …")
+            self._busy(True, f"{title}  \n**solving** …")
             job = self._job = Job.function(lambda progress, control: self._compute(config, progress, control),
                                            name="basis-explorer").start()
             final = await self._follow(job, gen, title)
@@ -325,7 +325,7 @@ class BasisExplorer(pn.viewable.Viewer):
                     return
             try:
                 title += f" ({cost.entries:,} entries, in a worker process)"
-                self._busy(True, f"{title} …")
+                self._busy(True, f"{title}  \n**solving** …")
                 job = self._job = Job("basis", config, process=True, keep_result=True, name="basis-explorer").start()
                 final = await self._follow(job, gen, title)
             finally:
@@ -367,7 +367,7 @@ class BasisExplorer(pn.viewable.Viewer):
     @staticmethod
     def solve_status(job: Job, title: str = "", verb: str = "solving") -> str:
         """``title`` over ``**solving** · orbit 3/9 · 41% · 2.1 s elapsed · ETA 3.0 s``."""
-        line = status_line(job, verb, unit=None)
+        line = status_line(job, verb, unit=None, build=verb)
         return f"{title}  \n{line}" if title else line
 
     def _busy(self, on: bool, message: str = ""):

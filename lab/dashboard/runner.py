@@ -47,23 +47,24 @@ def duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def state_word(job: Job | None, verb: str = "training") -> str:
-    """The state a user reads: idle / building / ``verb`` (the job's "running") / paused / stopped / failed /
-    done."""
+def state_word(job: Job | None, verb: str = "training", build: str = "building") -> str:
+    """The state a user reads: idle / ``build`` (the job's "building") / ``verb`` (its "running") / paused /
+    stopped / failed / done."""
     if job is None:
         return "idle"
     state = job.state
-    return verb if state == "running" else state
+    return verb if state == "running" else build if state == "building" else state
 
 
-def status_line(job: Job | None, verb: str = "training", unit: str | None = "steps") -> str:
+def status_line(job: Job | None, verb: str = "training", unit: str | None = "steps", build: str = "building") -> str:
     """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s``: the state, the job's progress
     message (or done/total), the rate (``unit`` None: none shown, e.g. for a solve's fractions), the time
     elapsed and the ETA, all with paused time excluded; a paused job says its ETA holds once resumed, an ended
-    one shows its outcome, its note and where it was saved."""
+    one shows its outcome, its note and where it was saved.  ``build``: the word for the state before the
+    first unit is done (a solve, whose first record already says what it solves, is "solving" from the start)."""
     if job is None:
         return "**idle**"
-    parts = [f"**{state_word(job, verb)}**"]
+    parts = [f"**{state_word(job, verb, build)}**"]
     final = job.final or {}
     if final.get("kind") == "done" and final.get("status") not in (None, "stopped", "finished"):
         parts.append(str(final["status"]))
