@@ -80,7 +80,7 @@ def test_a_paused_training_run_says_paused_everywhere(tmp_path):
         assert pane._status.object.startswith("**training** · ")
     finally:
         pane.stop(wait=True)
-    assert pane._status.object.startswith("**stopped** · ") and "trained 1 run" in pane._status.object
+    assert pane._status.object.startswith("**stopped** · ") and "stopped training 1 run" in pane._status.object
 
 
 def test_method_2_shows_rate_and_eta_and_pauses(tmp_path):

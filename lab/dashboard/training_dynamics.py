@@ -256,7 +256,8 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         state = self.runner.state
         if "runs" not in i:
             return f"building **{i.get('experiment', '')}** …" if state in ("building", "paused") else ""
-        verb = {"training": "training", "paused": "paused training", "building": "training"}.get(state, "trained")
+        verb = {"training": "training", "building": "training", "paused": "paused training",
+                "stopped": "stopped training", "failed": "failed training"}.get(state, "trained")
         runs, k = i["runs"], len(i["strategies"])
         text = (f"{verb} {runs} run{'s' * (runs != 1)} × {k} strateg{'ies' if k != 1 else 'y'} on {i['device']} · "
                 f"dim E / dim L = {i['dim_ratio']:.4g}")
