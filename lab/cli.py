@@ -170,8 +170,8 @@ def _describe(family, given: dict | None, only=None) -> str:
 
 
 class ProgressLine:
-    """``progress`` records as a progress line on stderr: the message, the percentage and (once a rate is known)
-    the ETA.
+    """``progress`` records as a progress line on stderr: the message, the percentage, the time elapsed since the
+    command started and (once a rate is known) the ETA: ``step 3/10 · 30% · 36 s elapsed · ETA 14 s``.
 
     On a terminal the line updates in place (``\r``) at most five times a second.  Elsewhere (a pipe, a log file)
     plain lines are written, at most one every ``interval`` seconds, and the last state when the run ends.
@@ -226,7 +226,7 @@ class ProgressLine:
         elif now > self.base[0]:
             self.rate = (done - self.base[1]) / (now - self.base[0])
         eta = f" · ETA {_seconds((total - done) / self.rate)}" if self.rate > 0 and done < total else ""
-        line = f"{record.get('message', '')} · {100 * done / total:.0f}%{eta}"
+        line = f"{record.get('message', '')} · {100 * done / total:.0f}% · {_seconds(now - self.t0)} elapsed{eta}"
         with self._lock:
             if self.closed:
                 return

@@ -17,8 +17,10 @@ The records the run sends arrive in order through ``drain()`` (non-blocking), fo
 
 ``state`` is one of idle / building / running / paused / stopped / failed / done; ``elapsed``, ``rate``
 (progress units per second, e.g. steps/s) and ``eta`` are read from the ``"progress"`` records and exclude
-the time spent paused.  No Panel here: the dashboard's ``lab.dashboard.runner.JobRunner`` drives a Job from a
-periodic callback; scripts call ``drain()`` and ``join()`` directly.
+the time spent paused.  Every time is read from the job's ``clock`` (``time.monotonic`` unless one is given:
+tests pass a fake clock and check these numbers exactly).  No Panel here: the dashboard's
+``lab.dashboard.runner.JobRunner`` drives a Job from a periodic callback; scripts call ``drain()`` and ``join()``
+directly.
 
 >>> from lab.experiments.dynamics import DynamicsConfig
 >>> job = Job("dynamics", DynamicsConfig(experiment="custom", runs=1, steps=2, strategies=("nom",)))
@@ -126,10 +128,12 @@ class Job:
     Small models train several times faster on one thread than on threads that contend for busy cores.
     ``keep_result``: process jobs only: send the family's result object back (pickled between the lab's own
     processes) in the final message's ``"result"``, as thread jobs always do.
+    ``clock``: the seconds elapsed, rate and ETA are measured with (monotonic; a fake one in tests).
     """
 
     def __init__(self, family, config, *, save_dir=None, process: bool = False, grace: float = GRACE_SECONDS,
-                 name: str | None = None, threads: int | None = None, keep_result: bool = False):
+                 name: str | None = None, threads: int | None = None, keep_result: bool = False,
+                 clock=time.monotonic):
         if isinstance(family, str):
             from .experiments import FAMILIES
 
@@ -159,28 +163,30 @@ class Job:
         self._worker: threading.Thread | None = None
         self._proc = None
         self._relay: threading.Thread | None = None
-        # time bookkeeping (monotonic seconds); paused time is excluded from elapsed, rate and ETA
+        # time bookkeeping (``clock`` seconds); paused time is excluded from elapsed, rate and ETA
+        self.clock = clock
         self._t_start = self._t_end = None
         self._paused_total = 0.0
         self._pause_since = None
-        self._stop_at = None
-        self._run0 = None  # (active seconds, done) when the run left "building"
+        self._stop_at = None  # time.monotonic() when stop was asked (the process's grace period)
+        self._run0 = None  # (active seconds, units done) when the run left "building"
+        self._last = None  # (active seconds, units done) at the latest progress record
         self.done = 0
         self.total = 0
         self.message = ""
         self._rate = 0.0
 
     @classmethod
-    def function(cls, fn, name: str = "job") -> "Job":
+    def function(cls, fn, name: str = "job", clock=time.monotonic) -> "Job":
         """A thread job around ``fn(progress, control) -> result`` (for short jobs that are not a family, e.g. a
         basis solve superseded by the next one); its final message carries ``"result"``."""
-        return cls(_FunctionFamily(fn, name), None, name=name)
+        return cls(_FunctionFamily(fn, name), None, name=name, clock=clock)
 
     # ------------------------------------------------------------------ starting and steering
     def start(self) -> "Job":
         if self._state != "idle":
             raise RuntimeError("a Job runs once; make a new one")
-        self._t_start = time.monotonic()
+        self._t_start = self.clock()
         self._state = "building"
         if self.process:
             ctx = multiprocessing.get_context("spawn")
@@ -205,7 +211,7 @@ class Job:
         if self.control is None or self._ended.is_set():
             return
         with self._lock:
-            self._unpause(time.monotonic())
+            self._unpause(self.clock())
             if self._stop_at is None:
                 self._stop_at = time.monotonic()
         self.control.stop()
@@ -221,7 +227,7 @@ class Job:
             return
         with self._lock:
             if self._pause_since is None:
-                self._pause_since = time.monotonic()
+                self._pause_since = self.clock()
         self.control.pause()
 
     def resume(self) -> None:
@@ -229,7 +235,7 @@ class Job:
             return
         self.control.resume()
         with self._lock:
-            self._unpause(time.monotonic())
+            self._unpause(self.clock())
 
     def _unpause(self, now: float) -> None:
         if self._pause_since is not None:
@@ -290,38 +296,47 @@ class Job:
     def elapsed(self) -> float:
         """Seconds since start, paused time excluded (frozen once the job ended)."""
         with self._lock:
-            return self._active(self._t_end if self._t_end is not None else time.monotonic())
+            return self._active(self._t_end if self._t_end is not None else self.clock())
 
     @property
     def rate(self) -> float:
-        """Progress units (steps, tasks, …) per second since the run left "building", paused time excluded."""
+        """Progress units (steps, tasks, …) per second since the run left "building", paused time excluded (a
+        record's ``partial`` counts as that much of the next unit)."""
         return self._rate
 
     @property
     def eta(self) -> float | None:
-        """Seconds left at the current rate (None when unknown)."""
-        if not self.running or self._rate <= 0 or not self.total:
-            return None
-        return max(0.0, (self.total - self.done) / self._rate)
+        """Active seconds left at the current rate (None when unknown or ended): what the latest progress record
+        left, less the active time since it arrived (so it counts down between records, and stands still while
+        the job is paused)."""
+        with self._lock:
+            if not self.running or self._rate <= 0 or not self.total or self._last is None:
+                return None
+            active, units = self._last
+            return max(0.0, (self.total - units) / self._rate - (self._active(self.clock()) - active))
 
     # ------------------------------------------------------------------ the message stream
     def _post(self, msg: dict) -> None:
         """Called from the worker thread (thread jobs) or the relay thread (process jobs)."""
-        now = time.monotonic()
+        now = self.clock()
         kind = msg.get("kind")
         with self._lock:
             if self._ended.is_set():
                 return  # nothing after the final message
+            units = None
             if kind == "progress":
                 self.done, self.total = int(msg.get("done", 0)), int(msg.get("total", 0))
                 self.message = msg.get("message", "")
+                units = min(self.done + float(msg.get("partial", 0.0) or 0.0), max(self.total, self.done))
             if self._state == "building" and (kind != "progress" or self.done > 0) and kind not in FINAL:
                 self._state = "running"
-                self._run0 = (self._active(now), self.done)
-            if kind == "progress" and self._run0 is not None:
-                dt = self._active(now) - self._run0[0]
-                if dt > 0 and self.done > self._run0[1]:
-                    self._rate = (self.done - self._run0[1]) / dt
+                self._run0 = (self._active(now), self.done if units is None else units)
+            if units is not None:
+                self._last = (self._active(now), units)
+                if self._run0 is not None:
+                    dt = self._last[0] - self._run0[0]
+                    if dt > 0 and units > self._run0[1]:
+                        self._rate = (units - self._run0[1]) / dt
             if kind in FINAL:
                 self.final = {k: v for k, v in msg.items() if k != "result"}
                 self.result = msg.get("result")

@@ -54,13 +54,13 @@ def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_pa
             for page, runs in ((one, 1), (two, 3)):
                 status = page.locator(".dyn-status")
                 # each session shows its own run: its own number of runs, its own steps
-                expect(status).to_contain_text(f"training {runs} runs", timeout=LIMIT_MS)
+                expect(status).to_contain_text(f"training {runs} run{'s' * (runs != 1)} ×", timeout=LIMIT_MS)
                 expect(page.locator(".dyn-load button")).to_be_disabled()  # no Load while a run goes on
                 expect(page.locator(".dyn-runs input")).to_be_disabled()
                 expect(page.locator(".dyn-experiment select")).to_be_disabled()
                 expect(page.locator(".dyn-start button")).to_be_disabled()
-            expect(one.locator(".dyn-status")).not_to_contain_text("training 3 runs")
-            expect(two.locator(".dyn-status")).not_to_contain_text("training 1 runs")
+            expect(one.locator(".dyn-status")).not_to_contain_text("training 3 runs ×")
+            expect(two.locator(".dyn-status")).not_to_contain_text("training 1 run ×")
             wait_until(lambda: _step(one) >= 1 and _step(two) >= 1, "both sessions to train", one)
 
             two.close()  # its session ends: its worker stops and saves its run as stopped
@@ -71,7 +71,7 @@ def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_pa
 
             before = _step(one)  # the other session keeps training
             wait_until(lambda: _step(one) > before, "the open session to keep training", one)
-            expect(one.locator(".dyn-status")).to_contain_text("running")
+            expect(one.locator(".dyn-status")).to_contain_text("training")
             assert len(list(tmp_path.glob("*/config.json"))) == 1
 
             one.locator(".dyn-stop button").click()

@@ -158,8 +158,8 @@ def test_progress_line_plain_lines_with_eta_at_most_every_interval():
     lines = stream.getvalue().splitlines()
     assert "\r" not in stream.getvalue() and len(lines) == 3  # first, one 5 s later, the last at the end
     assert lines[0].startswith("step 0/10 · 0%")
-    assert lines[1] == "step 3/10 · 30% · ETA 14 s"  # 3 steps in 6 s after the build
-    assert lines[2] == "step 5/10: half of it · 45% · ETA 10 s"  # 4.5 steps in 8 s
+    assert lines[1] == "step 3/10 · 30% · 36 s elapsed · ETA 14 s"  # 3 steps in 6 s after the build
+    assert lines[2] == "step 5/10: half of it · 45% · 38 s elapsed · ETA 10 s"  # 4.5 steps in 8 s
 
 
 def test_progress_line_on_a_terminal_updates_one_line():
@@ -175,7 +175,7 @@ def test_progress_line_on_a_terminal_updates_one_line():
         line(progress_record(step, 2, f"step {step}/2"))
     line.close()
     text = stream.getvalue()
-    assert text.count("\r") == 3 and text.endswith("step 2/2 · 100%\033[K\n")
+    assert text.count("\r") == 3 and text.endswith("step 2/2 · 100% · 3 s elapsed\033[K\n")
 
 
 def test_quick_command_prints_no_progress():
@@ -317,7 +317,7 @@ def test_a_record_from_the_delay_is_shown_when_it_is_over():
     while not stream.getvalue() and time.monotonic() < deadline:
         time.sleep(0.01)
     line.close()
-    assert stream.getvalue() == "building · 0%\n"
+    assert stream.getvalue() == "building · 0% · 0 s elapsed\n"
 
 
 def test_readme_lists_every_group():

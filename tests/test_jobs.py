@@ -20,6 +20,7 @@ from lab.jobs import Job, error_text
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
 from polling import poll_until as _poll_until  # noqa: E402
+from scripted import FakeClock, Scripted  # noqa: E402
 
 
 def small(**kw) -> DynamicsConfig:
@@ -126,21 +127,49 @@ def test_pause_holds_a_thread_job_and_resume_goes_on():
     time.sleep(0.3)  # the step under way finishes
     job.drain()
     assert job.state == "paused"
-    t_pause = time.monotonic()
     time.sleep(1.0)
     assert [m for m in job.drain() if m["kind"] == "tick"] == []  # nothing while paused
-    paused_for = time.monotonic() - t_pause
     job.resume()
     after = []
     assert until(job, lambda: sum(m["kind"] == "tick" for m in after) >= 3, collect=after)
-    assert job.state == "running"
-    elapsed = job.elapsed  # read first: the interval since start measured next can only be longer
-    since_start = time.monotonic() - job._t_start
-    # paused time is not counted: the job was paused over the whole measured pause (pause() before it,
-    # resume() after), so this holds whatever the machine's speed
-    assert elapsed <= since_start - paused_for
+    assert job.state == "running"  # the time bookkeeping is checked exactly with a fake clock (below)
     job.stop()
     finish(job, [])
+
+
+def test_elapsed_rate_and_eta_exclude_the_pause_and_the_build():
+    clock, script = FakeClock(), Scripted()
+    job = Job.function(script, name="scripted", clock=clock).start()
+    script.emit(progress_record(0, 10, "building"))
+    assert job.state == "building" and job.rate == 0 and job.eta is None
+    clock.t += 4.0  # a 4 s build: not counted in the rate
+    script.emit(progress_record(1, 10, "step 1/10"))
+    assert job.state == "running" and job.rate == 0 and job.eta is None  # one point: no rate yet
+    clock.t += 2.0
+    script.emit(progress_record(2, 10, "step 2/10"))
+    assert job.rate == pytest.approx(0.5) and job.eta == pytest.approx(16.0)  # 8 steps left at 0.5 steps/s
+    clock.t += 1.0
+    assert job.elapsed == pytest.approx(7.0) and job.eta == pytest.approx(15.0)  # counts down between records
+    job.pause()
+    clock.t += 100.0  # paused: nothing moves
+    assert job.state == "paused" and job.elapsed == pytest.approx(7.0) and job.eta == pytest.approx(15.0)
+    assert job.rate == pytest.approx(0.5)
+    job.resume()
+    clock.t += 1.0
+    script.emit(progress_record(3, 10, "step 3/10"))  # 2 steps in 4 active seconds since the build
+    assert job.state == "running" and job.elapsed == pytest.approx(8.0)
+    assert job.rate == pytest.approx(0.5) and job.eta == pytest.approx(14.0)
+    clock.t += 1.0
+    script.emit(progress_record(3, 10, "step 4/10: half of it", partial=0.5))  # 2.5 steps in 5 s
+    assert job.rate == pytest.approx(0.5) and job.eta == pytest.approx(13.0)
+    job.pause()
+    clock.t += 50.0
+    job.stop()  # a stop ends the pause: the time after it counts again
+    clock.t += 2.0
+    assert job.elapsed == pytest.approx(11.0)
+    script.end(job)  # the final message freezes the clock
+    clock.t += 30.0
+    assert job.state == "done" and job.elapsed == pytest.approx(11.0) and job.eta is None
 
 
 def test_pause_holds_a_process_job(tmp_path):

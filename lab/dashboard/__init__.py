@@ -32,8 +32,10 @@ def build_app():
     import panel as pn
 
     from .layout import SIDEBAR_WIDTH
+    from .theme import template_theme
 
     pn.extension(notifications=True)
+    theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
     panes = [(title, _load(spec)()) for title, spec in PANES]
     tabs = pn.Tabs(*[(title, pane.main) for title, pane in panes], dynamic=True, sizing_mode="stretch_width",
                    css_classes=["lab-tabs"])
@@ -45,5 +47,5 @@ def build_app():
     tabs.param.watch(show_controls, "active")
     about = pn.Card(pn.pane.Markdown(ABOUT, sizing_mode="stretch_width"), title="About the lab",
                     collapsed=True, sizing_mode="stretch_width", margin=(20, 5, 5, 5))
-    return pn.template.FastListTemplate(title="Symmetry Lab", sidebar=[controls, about], main=[tabs],
+    return pn.template.FastListTemplate(title="Symmetry Lab", **theme, sidebar=[controls, about], main=[tabs],
                                         sidebar_width=SIDEBAR_WIDTH)

@@ -30,6 +30,7 @@ from ..presets import PRESETS, fill_size, has_size
 from .config_params import add_config_params
 from .guard import guard
 from .layout import SidebarPane, scroll_box
+from .runner import status_line
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,11 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
             if p.n is not None:
                 values["n"] = p.n
             self.param.update(**values)
+            # the boxes show the preset's texts now: what was typed before (committed or not) is gone, and so is
+            # its warning
+            for w in (self._in_w, self._out_w, self._custom_w):
+                w.value_input = w.value
+            self._typed.clear()
         finally:
             self._applying = False
         self._sync_widgets()
@@ -245,7 +251,9 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         return BasisExplorer._draw(result)
 
     @staticmethod
-    def _draw(result):
+    def _draw(result, progress=None):
+        if progress is not None:  # the job's state: drawing (not building) from here on
+            progress({"kind": "started"})
         data = basis_coloring(result, max_cells=MAX_CELLS)  # of the basis result.config.basis asks for
         return data, result, coloring_plot(data), gallery_plot(data, page=0)
 
@@ -268,6 +276,7 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
             self._show_error(str(err))
             return
         gen = self._supersede()
+        self._error.visible = False  # it was about the request this one replaces
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             async def run():
@@ -313,12 +322,12 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         """Solve in this session's job: a thread for small requests, a worker process (ended at once by a newer
         request, Stop or a closed tab) for anything larger; the server runs at most ``MAX_PROCESS_JOBS``
         worker processes at once."""
-        title = f"{config.group}: {config.rep} → {config.rep_out}"
+        title = f"`{config.group}`: {config.rep} → {config.rep_out}"
         if cost.small:
-            self._busy(True, f"solving {title} …")
+            self._busy(True, f"{title}  \n**solving** …")
             job = self._job = Job.function(lambda progress, control: self._compute(config, progress, control),
                                            name="basis-explorer").start()
-            final = await self._follow(job, gen)
+            final = await self._follow(job, gen, title)
             if final is None:
                 return
         else:
@@ -328,18 +337,19 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
                 if gen != self._gen:
                     return
             try:
-                self._busy(True, f"solving {title} ({cost.entries:,} entries) in a worker process …")
+                title += f" ({cost.entries:,} entries, in a worker process)"
+                self._busy(True, f"{title}  \n**solving** …")
                 job = self._job = Job("basis", config, process=True, keep_result=True, name="basis-explorer").start()
-                final = await self._follow(job, gen)
+                final = await self._follow(job, gen, title)
             finally:
                 _release_worker()
             if final is None:
                 return
             if final["kind"] == "done" and final.get("result") is not None:
-                self._status.object = "drawing …"
                 solved = final["result"]
-                job = self._job = Job.function(lambda progress, control: self._draw(solved), name="basis-draw").start()
-                final = await self._follow(job, gen)
+                job = self._job = Job.function(lambda progress, control: self._draw(solved, progress),
+                                               name="basis-draw").start()
+                final = await self._follow(job, gen, f"{title}  \nsolved; drawing the basis …", verb="drawing")
                 if final is None:
                     return
         self._job = None
@@ -353,18 +363,25 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         finally:
             self._busy(False)
 
-    async def _follow(self, job: Job, gen: int):
-        """Relay ``job``'s progress to the indicators until its final message (None: superseded)."""
+    async def _follow(self, job: Job, gen: int, title: str = "", verb: str = "solving", period: float = 0.15):
+        """Relay ``job``'s progress to the indicators until its final message (None: superseded): the status
+        reads ``title`` over the job's state, progress message, percentage, elapsed time and ETA."""
         while True:
-            await asyncio.sleep(0.15)
+            await asyncio.sleep(period)
             if gen != self._gen:  # superseded: the newer request's callback owns the indicators
                 return None
             for msg in job.drain():
                 if msg["kind"] == "progress":
                     self._progress.value = int(100 * msg["done"] / max(msg["total"], 1))
-                    self._status.object = msg["message"]
                 elif msg["kind"] in ("done", "failed"):
                     return msg
+            self._status.object = self.solve_status(job, title, verb)
+
+    @staticmethod
+    def solve_status(job: Job, title: str = "", verb: str = "solving") -> str:
+        """``title`` over ``**solving** · orbit 3/9 · 41% · 2.1 s elapsed · ETA 3.0 s``."""
+        line = status_line(job, verb, unit=None, build=verb)
+        return f"{title}  \n{line}" if title else line
 
     def _busy(self, on: bool, message: str = ""):
         self._progress.value = -1

@@ -8,8 +8,9 @@ runs the runner
   message, never a traceback);
 * disables Start and every widget in ``lock`` (Load and every control that would change the running config),
   enables Pause/Resume and Stop, and restores them when the job ends;
-* writes the status line: state (building / running / paused / stopped / failed / done), the job's progress
-  message, the rate and ETA (paused time excluded), then the pane's own ``detail()`` text;
+* writes the status line (``status_line``): state (idle / building / training / paused / stopped / failed /
+  done; the pane names its running state, e.g. "training"), the job's progress message, the rate, the time
+  elapsed and the ETA (paused time excluded), then the pane's own ``detail()`` text;
 * stops the job when the browser session ends (``pn.state.on_session_destroyed``);
 * fails like every dashboard callback (``lab.dashboard.guard``): whatever raises in a button, the poll or the
   drawing becomes the inline message, the traceback goes to the log at DEBUG level, and ``settle`` puts the
@@ -46,6 +47,52 @@ def duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def state_word(job: Job | None, verb: str = "training", build: str = "building") -> str:
+    """The state a user reads: idle / ``build`` (the job's "building") / ``verb`` (its "running") / paused /
+    stopped / failed / done."""
+    if job is None:
+        return "idle"
+    state = job.state
+    return verb if state == "running" else build if state == "building" else state
+
+
+def status_line(job: Job | None, verb: str = "training", unit: str | None = "steps", build: str = "building") -> str:
+    """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s``: the state, the job's progress
+    message (or done/total), the rate (``unit`` None: none shown, e.g. for a solve's fractions), the time
+    elapsed and the ETA, all with paused time excluded; a paused job says its ETA holds once resumed, an ended
+    one shows its outcome, its note and where it was saved.  ``build``: the word for the state before the
+    first unit is done (a solve, whose first record already says what it solves, is "solving" from the start)."""
+    if job is None:
+        return "**idle**"
+    parts = [f"**{state_word(job, verb, build)}**"]
+    final = job.final or {}
+    if final.get("kind") == "done" and final.get("status") not in (None, "stopped", "finished"):
+        parts.append(str(final["status"]))
+    elif final.get("status") == "finished":
+        parts.append("finished")
+    if job.running or job.done > 0:  # an ended job's message from before its first step ("building …") is stale
+        if job.message:
+            parts.append(job.message)
+        elif job.total and unit:
+            parts.append(f"{job.done}/{job.total}")
+        if job.total and not unit:  # fractions of a whole (a solve): a percentage
+            parts.append(f"{100 * job.done / job.total:.0f}%")
+    if job.rate > 0 and unit:
+        parts.append(f"{job.rate:.3g} {unit}/s")
+    parts.append(f"{duration(job.elapsed)} elapsed")
+    eta = job.eta if job.running else None
+    if eta is not None and not job.stopping:
+        parts.append(f"ETA {duration(eta)}" + (" once resumed" if job.paused else ""))
+    if job.stopping:
+        parts.append("stopping …")
+    text = " · ".join(parts)
+    if final.get("note"):
+        text += f"  \n{final['note']}"
+    if final.get("saved"):
+        text += f"  \nsaved to `{final['saved']}`"
+    return text
+
+
 def _in_session() -> bool:
     doc = pn.state.curdoc
     return doc is not None and doc.session_context is not None
@@ -58,20 +105,22 @@ class JobRunner:
     ``start``/``pause``/``stop``: the pane's buttons (wired here).  ``lock``: widgets or layouts whose widgets
     are disabled while a job runs.  ``status``: a Markdown pane for the status line; ``progress``: a Progress
     indicator; ``error``: an Alert for a failed job's message; ``detail()``: the pane's text under the
-    status line.  ``unit``: what the progress counts (``"steps"`` → "3.2 steps/s").  ``after_poll(count)``:
+    status line.  ``unit``: what the progress counts (``"steps"`` → "3.2 steps/s").  ``verb``: the running
+    state's word ("training").  ``after_poll(count)``:
     called after every poll (the pane redraws once per batch of messages there).  ``on_start(job)``: called
     when a job starts.
     """
 
     def __init__(self, on_message, *, start=None, pause=None, stop=None, lock=(), status=None, progress=None,
                  error=None, detail=None, unit: str = "steps", period_ms: int = PERIOD_MS, on_start=None,
-                 after_poll=None):
+                 after_poll=None, verb: str = "training"):
         self.on_message = on_message
         self.start_button, self.pause_button, self.stop_button = start, pause, stop
         self.lock = list(lock)
         self.status, self.progress, self.error = status, progress, error
         self.detail = detail
         self.unit = unit
+        self.verb = verb
         self.period_ms = period_ms
         self.on_start = on_start
         self.after_poll = after_poll
@@ -102,7 +151,8 @@ class JobRunner:
 
     @property
     def state(self) -> str:
-        return self.job.state if self.job is not None else "idle"
+        """What the status line says: idle / building / ``verb`` / paused / stopped / failed / done."""
+        return state_word(self.job, self.verb)
 
     # ------------------------------------------------------------------ steering
     def start(self, job: Job, supersede: bool = False) -> bool:
@@ -276,34 +326,8 @@ class JobRunner:
             self.pause_button.label = "Pause"
 
     def status_text(self) -> str:
-        """``**running** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s`` (paused time excluded)."""
-        job = self.job
-        if job is None:
-            return "**idle**"
-        parts = [f"**{job.state}**"]
-        final = job.final or {}
-        if final.get("kind") == "done" and final.get("status") not in (None, "stopped", "finished"):
-            parts.append(str(final["status"]))
-        elif final.get("status") == "finished":
-            parts.append("finished")
-        if job.running or job.done > 0:  # an ended job's message from before its first step ("building …") is stale
-            if job.message:
-                parts.append(job.message)
-            elif job.total:
-                parts.append(f"{job.done}/{job.total}")
-        if job.rate > 0:
-            parts.append(f"{job.rate:.3g} {self.unit}/s")
-        parts.append(f"{duration(job.elapsed)} elapsed")
-        if job.running and job.eta is not None:
-            parts.append(f"ETA {duration(job.eta)}")
-        if job.stopping:
-            parts.append("stopping …")
-        text = " · ".join(parts)
-        if final.get("note"):
-            text += f"  \n{final['note']}"
-        if final.get("saved"):
-            text += f"  \nsaved to `{final['saved']}`"
-        return text
+        """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s`` (see ``status_line``)."""
+        return status_line(self.job, self.verb, self.unit)
 
     def _write_status(self) -> None:
         job = self.job

@@ -95,6 +95,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                 after_poll=self._after_poll)
         self.param.watch(guarded(self, "switching the task")(lambda e: self._on_task(reset=True)), ["task"])
         guard_settings(self, self._controls)
+        self._watch_settings()
         self._on_task(reset=False)
 
     # ------------------------------------------------------------------ layout
@@ -284,7 +285,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """Start learning; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
-        config = self.config()
+        config = self._checked(self.config())
         job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
                   threads=WORKER_THREADS)
         self._error.visible = False

@@ -100,6 +100,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.param.watch(guarded(self, "redrawing")(lambda e: self._pipe is not None and self._redraw()),
                          ["log_scale"])
         guard_settings(self, self._controls)
+        self._watch_settings()
         self._redraw()
 
     # ------------------------------------------------------------------ layout
@@ -200,8 +201,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """Start training; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
-        job = Job("dynamics", self.config(), save_dir=self.results, process=self.worker == "process",
-                  threads=WORKER_THREADS)
+        job = Job("dynamics", self._checked(self.config()), save_dir=self.results,
+                  process=self.worker == "process", threads=WORKER_THREADS)
         self._error.visible = False
         self._set_records([])
         self._info = {"experiment": job.config.experiment, "mode": self.worker}
@@ -255,10 +256,13 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _detail(self) -> str:
         i = self._info
+        state = self.runner.state
         if "runs" not in i:
-            return f"building **{i.get('experiment', '')}** …" if self.runner.running else ""
-        verb = "training" if self.runner.running else "trained"
-        text = (f"{verb} {i['runs']} runs × {len(i['strategies'])} strategies on {i['device']} · "
+            return f"building **{i.get('experiment', '')}** …" if state in ("building", "paused") else ""
+        verb = {"training": "training", "building": "training", "paused": "paused training",
+                "stopped": "stopped training", "failed": "failed training"}.get(state, "trained")
+        runs, k = i["runs"], len(i["strategies"])
+        text = (f"{verb} {runs} run{'s' * (runs != 1)} × {k} strateg{'ies' if k != 1 else 'y'} on {i['device']} · "
                 f"dim E / dim L = {i['dim_ratio']:.4g}")
         if i.get("diverged"):
             text += f" · {i['diverged']} run(s) diverged (stopped alone)"

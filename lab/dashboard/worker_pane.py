@@ -47,6 +47,33 @@ class WorkerPaneMixin:
         self._error.object = message
         self._error.visible = True
 
+    def _checked(self, config):
+        """``config`` validated; a refusal is remembered as the settings' message (``_recheck_settings``)."""
+        try:
+            return config.validate()
+        except LabError as err:
+            self._settings_error = str(err)
+            raise
+
+    def _watch_settings(self) -> None:
+        """Re-check a refused setting at every change of the pane's parameters (see ``_recheck_settings``)."""
+        self.param.watch(guarded(self, "checking the settings")(self._recheck_settings),
+                         [p for p in self.param if p != "name"])
+
+    def _recheck_settings(self, *events) -> None:
+        """While the message shown is the refusal of the settings a Start was refused for, it follows the
+        settings: updated while they are still refused, hidden once they are accepted (never a stale one)."""
+        shown = getattr(self, "_settings_error", None)
+        if shown is None or not self._error.visible or self._error.object != shown or self.runner.busy:
+            return
+        try:
+            self.config().validate()
+        except LabError as err:
+            self._settings_error = self._error.object = str(err)
+        else:
+            self._settings_error = None
+            self._error.visible = False
+
     def _run_select(self, **params) -> RunSelect:
         return RunSelect(on_refused=guarded(self, "choosing a saved run")(self._listed_run), **params)
 
