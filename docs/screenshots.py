@@ -23,7 +23,6 @@ OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
 #: a tab's Start button and status line (the run's state word is the status line's first word)
 RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr"}
-ENDED = re.compile(r"^(done|stopped|failed)\b")
 
 
 def slug(title: str) -> str:
@@ -34,14 +33,17 @@ def image_name(title: str, width: int, height: int) -> str:
     return f"{slug(title)}-{width}x{height}.png"
 
 
-def run_tab(page, prefix: str, timeout_ms: int = 300_000) -> str:
+def run_tab(page, prefix: str, timeout_ms: int = 600_000) -> str:
     """Press the tab's Start and wait until its run has ended; returns the status line."""
     page.locator(f"{prefix}-start button").click()
-    status = page.locator(f"{prefix}-status p").first
-    page.wait_for_function("""([el]) => /^(done|stopped|failed)/.test(el.innerText)""",
-                           arg=[status.element_handle()], timeout=timeout_ms)
-    page.wait_for_timeout(1500)  # the last frame is drawn
-    return status.inner_text()
+    status = page.locator(f"{prefix}-status p").first  # re-rendered on every update: read it afresh each time
+    for _ in range(timeout_ms // 500):
+        text = status.inner_text()
+        if re.match(r"(done|stopped|failed)\b", text):
+            page.wait_for_timeout(1500)  # the last frame is drawn
+            return text
+        page.wait_for_timeout(500)
+    raise TimeoutError(f"the run did not end within {timeout_ms / 1000:.0f} s: {text}")
 
 
 def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> list[Path]:

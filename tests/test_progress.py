@@ -167,3 +167,21 @@ def test_the_theme_comes_from_the_url_then_lab_theme_and_has_no_reloading_toggle
     monkeypatch.setenv("LAB_THEME", "dark")
     params = theme_module.template_theme()
     assert params == {"theme": "dark", "theme_toggle": False}
+
+
+def test_an_ended_job_whose_final_message_is_not_drawn_yet_says_finishing():
+    """The relay posts the final message between two polls: until the pane has drawn it (and the buttons are back
+    to idle) the status must not claim the outcome."""
+    from lab.dashboard.runner import JobRunner
+    from lab.jobs import Job
+
+    job = Job.function(lambda progress, control: {"kind": "done", "status": "finished"}, name="quick")
+    seen = []
+    runner = JobRunner(seen.append)
+    runner.start(job)
+    job.join(30)
+    assert not job.running and job.pending  # ended, its final message not drained yet
+    assert runner.status_text().startswith("**finishing**")
+    runner.poll()
+    assert not runner.busy and seen[-1]["kind"] == "done"
+    assert runner.status_text().startswith("**done**")

@@ -56,14 +56,19 @@ def state_word(job: Job | None, verb: str = "training", build: str = "building")
     return verb if state == "running" else build if state == "building" else state
 
 
-def status_line(job: Job | None, verb: str = "training", unit: str | None = "steps", build: str = "building") -> str:
+def status_line(job: Job | None, verb: str = "training", unit: str | None = "steps", build: str = "building",
+                finishing: bool = False) -> str:
     """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s``: the state, the job's progress
     message (or done/total), the rate (``unit`` None: none shown, e.g. for a solve's fractions), the time
     elapsed and the ETA, all with paused time excluded; a paused job says its ETA holds once resumed, an ended
     one shows its outcome, its note and where it was saved.  ``build``: the word for the state before the
-    first unit is done (a solve, whose first record already says what it solves, is "solving" from the start)."""
+    first unit is done (a solve, whose first record already says what it solves, is "solving" from the start).
+    ``finishing``: the job has ended but the pane has not drawn its final message yet (the buttons are still
+    those of a running job): "finishing", never an outcome the page does not show yet."""
     if job is None:
         return "**idle**"
+    if finishing:
+        return " · ".join(["**finishing**", *([job.message] if job.message else []), f"{duration(job.elapsed)} elapsed"])
     parts = [f"**{state_word(job, verb, build)}**"]
     final = job.final or {}
     if final.get("kind") == "done" and final.get("status") not in (None, "stopped", "finished"):
@@ -327,7 +332,9 @@ class JobRunner:
 
     def status_text(self) -> str:
         """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s`` (see ``status_line``)."""
-        return status_line(self.job, self.verb, self.unit)
+        job = self.job
+        return status_line(job, self.verb, self.unit,
+                           finishing=self._active and job is not None and not job.running)
 
     def _write_status(self) -> None:
         job = self.job
