@@ -38,10 +38,10 @@ BLOCKS = {"groups": groups_block, "screenshots": screenshots_block}
 def render(text: str) -> str:
     """``text`` with every generated block replaced by its current content."""
     for name, make in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(\n<!-- /generated: {name} -->)", re.S)
+        pattern = re.compile(rf"(<!-- generated: {name} -->).*?(<!-- /generated: {name} -->)", re.S)
         if not pattern.search(text):
             raise SystemExit(f"README.md has no generated block {name!r}")
-        text = pattern.sub(lambda m: m.group(1) + make() + m.group(2), text)
+        text = pattern.sub(lambda m: f"{m.group(1)}\n{make()}\n{m.group(2)}", text)
     return text
 
 
