@@ -1,6 +1,7 @@
 """The ``lab`` command line: contract of ``basis`` and ``groups``, exit code 2 with one line on bad input."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -320,17 +321,30 @@ def test_a_record_from_the_delay_is_shown_when_it_is_over():
     assert stream.getvalue() == "building · 0% · 0 s elapsed\n"
 
 
-def test_readme_lists_every_group():
-    """The README's group list names every group ``lab groups`` prints (it cannot go stale silently)."""
+def test_readme_generated_blocks_are_fresh():
+    """The README's group table is what ``lab groups`` lists and its screenshots are one per dashboard tab, each
+    file present: ``docs/readme.py`` regenerates both, so neither can go stale silently."""
+    import sys
     from pathlib import Path
 
+    from lab.dashboard import PANES
     from lab.groups import group_catalog
 
-    readme = Path(__file__).resolve().parent.parent.joinpath("README.md").read_text()
-    section = readme[readme.index("**Groups** (`lab/groups/`)"):]
-    section = section[:section.index("\n\n")]
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root))
+    from docs.readme import render
+
+    readme = root.joinpath("README.md").read_text()
+    assert render(readme) == readme, "README.md is stale: run python docs/readme.py"
+    table = readme[readme.index("<!-- generated: groups -->"):readme.index("<!-- /generated: groups -->")]
     for signature, _ in group_catalog():
-        assert f"`{signature}`" in section, signature
+        assert f"| `{signature}` |" in table, signature
+    assert "P4Grid(n)" in table
+    shots = readme[readme.index("<!-- generated: screenshots -->"):readme.index("<!-- /generated: screenshots -->")]
+    images = re.findall(r"\]\((docs/img/[^)]+\.png)\)", shots)
+    assert len(images) == len(PANES)
+    for image in images:
+        assert root.joinpath(image).stat().st_size > 10_000, image
 
 
 def test_license_and_environment_for_a_fresh_machine():
