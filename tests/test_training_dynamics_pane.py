@@ -158,3 +158,31 @@ def test_trans_takes_a_group_for_the_one_dimensional_variant(tmp_path):
     assert (config.steps, config.lr, config.aug_passes) == (defaults.steps, defaults.lr, defaults.aug_passes)
     pane.experiment = "perm"
     assert pane.config().validate().options == {}  # no group for perm
+
+
+def test_the_numbers_shown_are_those_of_the_drawn_curves(pane):
+    """The per-layer table's "total" row (median over runs, latest step) is the last point of each strategy's bold
+    median curve in the drift plot the pane drew, and the loss plot ends at the median final loss of the runs'
+    records: the table and the pictures come from the same records."""
+    import holoviews as hv
+    import numpy as np
+
+    from lab.plots.style import LABELS
+
+    assert pane.start()
+    assert _wait(pane, lambda: not pane.runner.busy)
+    table = pane._layers.object
+    totals = table[table.layer == "total"].set_index("strategy")
+    drift, loss = pane._drift_nom.object[()], pane._loss.object[()]  # what the DynamicMaps draw now
+    curves = {el.label: el for el in drift if isinstance(el, hv.Curve)}
+    losses = {el.label: el for el in loss if isinstance(el, hv.Curve)}
+    last = max(r["step"] for r in pane._records)
+    assert set(totals.index) == set(pane.strategies)
+    for strategy, row in totals.iterrows():
+        curve = curves[LABELS[strategy]]
+        x, y = curve.dimension_values(0), curve.dimension_values(1)
+        assert x[-1] == pytest.approx(row.dist_from_init, rel=1e-5)
+        assert y[-1] == pytest.approx(row.dist_from_E, rel=1e-5, abs=1e-12)
+        finals = [r["loss"] for r in pane._records if r["step"] == last and r["layer"] == "total"
+                  and r["strategy"] == strategy]
+        assert losses[LABELS[strategy]].dimension_values(1)[-1] == pytest.approx(float(np.median(finals)))
