@@ -1,6 +1,9 @@
 """Every tab fits a laptop (1280×800) and a desktop (1920×1080) screen: no plot is cut by the viewport or by a
-container without a scroll bar.  Screenshots of each tab at both sizes go to ``test-artifacts/``."""
+container without a usable scroll bar — in its first state and after a short run (the plots then have their
+real shapes).  Screenshots of each tab at both sizes go to ``test-artifacts/``."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -11,24 +14,47 @@ from lab.dashboard import PANES
 pytestmark = pytest.mark.browser
 
 SIZES = [(1280, 800), (1920, 1080)]
+#: a short run per tab with a Start button: (css prefix, {setting box: value})
+RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
+        "Sharing discovery": (".shr", {})}
+
+
+def _check(page, title: str, when: str, problems: list) -> None:
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(1500)  # the layout settles
+        count, cut = cut_plots(page)
+        page.screenshot(path=str(ARTIFACTS / f"layout_{title.replace(' ', '_')}_{when}_{width}x{height}.png"))
+        assert count > 0, f"{title} at {width}×{height}: no plot found on the page"
+        problems += [f"{title} ({when}) at {width}×{height}: plot {c['box']} cut {', '.join(c['cuts'])}"
+                     for c in cut]
+
+
+def _run(page, prefix: str, settings: dict) -> None:
+    from playwright.sync_api import expect
+
+    for box, value in settings.items():
+        page.locator(f"{box} input").fill(value)
+        page.locator(f"{box} input").press("Tab")
+    page.locator(f"{prefix}-start button").click()
+    expect(page.locator(f"{prefix}-status")).to_contain_text(re.compile(r"^\s*(done|stopped|failed)\b"))
+    expect(page.locator(f"{prefix}-start button")).to_be_enabled()
 
 
 def test_every_tab_fits_both_screens():
     require_chromium()
     from playwright.sync_api import expect
 
-    problems = []
-    with panel_server() as (url, _log):
-        for width, height in SIZES:
-            with chromium_page(width, height) as page, screenshot_on_failure(page, f"layout_{width}"):
-                page.goto(url)
-                expect(page.locator(".basis-info")).to_contain_text("r = ")
-                for title, _ in PANES:
-                    page.get_by_text(title, exact=True).first.click()
-                    page.wait_for_timeout(1500)  # the tab's plots render
-                    count, cut = cut_plots(page)
-                    page.screenshot(path=str(ARTIFACTS / f"layout_{title.replace(' ', '_')}_{width}x{height}.png"))
-                    assert count > 0, f"{title} at {width}×{height}: no plot found on the page"
-                    problems += [f"{title} at {width}×{height}: plot {c['box']} cut {', '.join(c['cuts'])}"
-                                 for c in cut]
+    problems: list[str] = []
+    with panel_server() as (url, _log), chromium_page(*SIZES[0]) as page, screenshot_on_failure(page, "layout"):
+        page.goto(url)
+        expect(page.locator(".basis-info")).to_contain_text("r = ")
+        for title, _ in PANES:
+            page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+            page.get_by_text(title, exact=True).first.click()
+            page.wait_for_timeout(1500)  # the tab's plots render
+            _check(page, title, "first", problems)
+            if title in RUNS:
+                _run(page, *RUNS[title])
+                _check(page, title, "run", problems)
     assert not problems, "\n".join(problems)
