@@ -272,6 +272,15 @@ def read_frame_csv(file) -> pd.DataFrame:
     return frame[COLUMNS]
 
 
+def final_values(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each curve's last point: one row per (run, metric, series) with its last ``step`` and ``value``."""
+    if frame.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    last = frame.sort_values("step", kind="stable").groupby(["run", "metric", "series"], sort=False).tail(1)
+    order = {r: i for i, r in enumerate(dict.fromkeys(frame.run))}
+    return last.sort_values("run", key=lambda c: c.map(order), kind="stable")[COLUMNS].reset_index(drop=True)
+
+
 # ------------------------------------------------------------------ the command line
 def find_run(text: str, directories) -> Path:
     """A run named on the command line: a path to a run directory, or the name of a run in one of

@@ -34,7 +34,7 @@ class RunComparison(pn.viewable.Viewer):
         self.comparison: Comparison = comparison([])
         self._cache: dict = {}  # run path -> (config.json's mtime, RunCurves): saved runs never change
         self.select = pn.widgets.MultiChoice(
-            name="Compare saved runs", options={}, value=[], placeholder="choose two or more saved runs",
+            label="Compare saved runs", options={}, value=[], placeholder="choose two or more saved runs",
             css_classes=[f"{prefix}-compare-runs"], sizing_mode="stretch_width", min_width=240)
         self._logy_w = pn.widgets.Checkbox.from_param(self.param.logy, label="log-scale y")
         self._csv = pn.widgets.FileDownload(callback=self._csv_file, filename="runs.csv", label="Curves (CSV)",
