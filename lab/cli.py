@@ -500,7 +500,7 @@ def _runs(args) -> int:
     if args.png:
         from .plots.compare_mpl import compare_png
 
-        Path(args.png).write_bytes(compare_png(result.frame, result.metrics(), logy=args.logy))
+        Path(args.png).write_bytes(compare_png(result.frame, result.metrics(), logy=args.logy, kind=result.kind))
     final = compare.final_values(result.frame)
     if args.json:
         runs = []

@@ -138,10 +138,20 @@ def test_a_setting_the_run_did_not_record_is_held_disabled_until_a_setting_chang
     assert pane.load(str(run))
     held = _bound(pane, ["gamma", "device", "lr"])
     assert held["gamma"].disabled and held["device"].disabled and not held["lr"].disabled
-    assert "γ (penalty)" in pane._status.object and "Device" in pane._status.object
+    assert "defaults, disabled until you change a setting): γ (penalty)" in pane._status.object
+    assert "Device cuda:1 cannot be shown by its control" in pane._status.object
     assert pane.start()  # starting a run frees them (the runner then locks everything while it runs)
     assert _wait(pane, lambda: not pane.runner.busy)
     assert not held["gamma"].disabled and not held["device"].disabled
+
+
+def test_a_setting_no_control_shows_is_named_when_start_would_not_repeat_it(tmp_path):
+    run = _save("msr", MSRConfig(tasks=8, steps=2, n_in=8, kernel=2, prox="exact", support=2), tmp_path)
+    pane = SharingDiscovery(results=str(tmp_path))
+    assert pane.load(run) and pane.task == "msr"
+    note = pane._status.object.split("  \n")[-1]
+    assert note.startswith("set by this run but not by a control here") and "prox exact" in note
+    assert "support 2" in note and "meta_batch" not in note  # only what differs from what Start would run
 
 
 def test_the_label_is_the_runs_own_even_when_its_settings_cannot_be_restored(shr_runs, tmp_path):

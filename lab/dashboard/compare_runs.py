@@ -24,11 +24,12 @@ from .guard import guarded
 
 class RunComparison(pn.viewable.Viewer):
     """The comparison of ``pane``'s saved runs (``pane.results`` is its runs directory; ``prefix`` starts the CSS
-    classes: ``{prefix}-compare-runs``, ``{prefix}-compare-plots``, ``{prefix}-compare-csv``, ...)."""
+    classes: ``{prefix}-compare-runs``, ``{prefix}-compare-plots``, ``{prefix}-compare-csv``, ...; ``stem``
+    names the downloaded files: ``{stem}.csv``, ``{stem}.png``)."""
 
     logy = param.Boolean(default=False, doc="logarithmic y axes in the comparison")
 
-    def __init__(self, pane, prefix: str, **params):
+    def __init__(self, pane, prefix: str, stem: str = "runs", **params):
         super().__init__(**params)
         self.pane = pane
         self.comparison: Comparison = comparison([])
@@ -37,9 +38,9 @@ class RunComparison(pn.viewable.Viewer):
             label="Compare saved runs", options={}, value=[], placeholder="choose two or more saved runs",
             css_classes=[f"{prefix}-compare-runs"], sizing_mode="stretch_width", min_width=240)
         self._logy_w = pn.widgets.Checkbox.from_param(self.param.logy, label="log-scale y")
-        self._csv = pn.widgets.FileDownload(callback=self._csv_file, filename="runs.csv", label="Curves (CSV)",
+        self._csv = pn.widgets.FileDownload(callback=self._csv_file, filename=f"{stem}.csv", label="Curves (CSV)",
                                             disabled=True, width=140, css_classes=[f"{prefix}-compare-csv"])
-        self._png = pn.widgets.FileDownload(callback=self._png_file, filename="runs.png", label="Figure (PNG)",
+        self._png = pn.widgets.FileDownload(callback=self._png_file, filename=f"{stem}.png", label="Figure (PNG)",
                                             disabled=True, width=140, css_classes=[f"{prefix}-compare-png"])
         self._note = pn.pane.Markdown("", css_classes=[f"{prefix}-compare-note"], sizing_mode="stretch_width")
         self._plots = pn.Column(sizing_mode="stretch_width", css_classes=[f"{prefix}-compare-plots"])
@@ -98,12 +99,13 @@ class RunComparison(pn.viewable.Viewer):
         """The HoloViews overlays shown, one per metric."""
         from ..plots.compare_hv import compare_plots
 
-        return compare_plots(self.comparison.frame, self.metrics(), logy=self.logy)
+        return compare_plots(self.comparison.frame, self.metrics(), logy=self.logy, kind=self.comparison.kind)
 
     def draw(self) -> None:
         c = self.comparison
+        # nothing chosen: no empty plots, only the note saying what to do
         self._plots.objects = [pn.pane.HoloViews(p, sizing_mode="stretch_width", linked_axes=False)
-                               for p in self.plot_objects()]
+                               for p in self.plot_objects()] if c.runs else []
         empty = c.frame.empty
         self._csv.disabled = self._png.disabled = empty
         if not c.runs:
@@ -124,11 +126,11 @@ class RunComparison(pn.viewable.Viewer):
     def _csv_file(self):
         with guarded(self.pane, "writing the comparison's CSV"):
             return io.StringIO(frame_csv(self.frame()))
-        return None
+        return io.BytesIO(b"")  # the failure is the pane's inline message; Panel needs a file to send
 
     def _png_file(self):
         with guarded(self.pane, "drawing the comparison's PNG"):
             from ..plots.compare_mpl import compare_png
 
-            return io.BytesIO(compare_png(self.frame(), self.metrics(), logy=self.logy))
-        return None
+            return io.BytesIO(compare_png(self.frame(), self.metrics(), logy=self.logy, kind=self.comparison.kind))
+        return io.BytesIO(b"")

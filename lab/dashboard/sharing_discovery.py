@@ -174,7 +174,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
-        self._runs_compare = RunComparison(self, "shr")
+        self._runs_compare = RunComparison(self, "shr", "sharing-runs")
         self._refresh_saved()
 
     def __panel__(self):
@@ -425,7 +425,7 @@ class SharingDiscovery(WorkerPaneMixin, pn.viewable.Viewer):
         held = self._hold_unrecorded([n for n in ["task", *shown] if n not in saved])
         if held:
             notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
-                         f"{', '.join(held)}")
+                         f"{', '.join(held.values())}")
         try:
             now = self.config().validate()
         except ConfigError:

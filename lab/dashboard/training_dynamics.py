@@ -144,7 +144,7 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
-        self._runs_compare = RunComparison(self, "dyn")
+        self._runs_compare = RunComparison(self, "dyn", "training-dynamics-runs")
         self._refresh_saved()
 
     def __panel__(self):
@@ -355,13 +355,15 @@ class TrainingDynamics(WorkerPaneMixin, pn.viewable.Viewer):
         """After ``_restore``: hold the controls the run did not record (or whose value no control can show) and
         say so; name the settings the run has that no control shows, where the pane's Start would differ."""
         unrecorded = [n for n in CONFIG_NAMES if n not in saved]
-        if "device" in saved and saved["device"] not in DEVICES:
-            unrecorded.append("device")
+        unshown = ["device"] if "device" in saved and saved["device"] not in DEVICES else []
+        held = self._hold_unrecorded(unrecorded + unshown)
         notes = []
-        held = self._hold_unrecorded(unrecorded)
-        if held:
+        if any(n in held for n in unrecorded):
             notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
-                         f"{', '.join(held)}")
+                         f"{', '.join(held[n] for n in unrecorded if n in held)}")
+        if any(n in held for n in unshown):
+            notes.append(f"{held['device']} {saved['device']} cannot be shown by its control (disabled until you "
+                         f"change a setting)")
         try:
             now = self.config().validate()
         except ConfigError:

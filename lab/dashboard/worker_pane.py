@@ -93,15 +93,15 @@ class WorkerPaneMixin:
         names = set(names)
         return [w for w in self._controls.select(pn.widgets.Widget) if getattr(w, "_param_name", None) in names]
 
-    def _hold_unrecorded(self, names) -> list[str]:
-        """Disable the controls of ``names`` (settings the loaded run did not record, shown at their defaults)
-        until a setting is changed or a run started; returns their labels."""
+    def _hold_unrecorded(self, names) -> dict[str, str]:
+        """Disable the controls of ``names`` (settings the loaded run did not record, or recorded with a value no
+        control can show) until a setting is changed or a run started; returns {name: the control's label}."""
         self._release_unrecorded()
         held = [w for w in self._field_widgets(names) if not w.disabled]
         for w in held:
             w.disabled = True
         self._unrecorded = held
-        return [w.label or w.name or getattr(w, "_param_name", "") for w in held]
+        return {w._param_name: w.label or w._param_name for w in held}
 
     def _release_unrecorded(self, *_) -> None:
         held, self._unrecorded = self._unrecorded, []

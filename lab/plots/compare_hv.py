@@ -10,21 +10,21 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend the 
 import numpy as np
 import pandas as pd
 
-from ..compare import METRICS
+from ..compare import METRICS, metric_title
 from .style import run_styles
 
 
 KEY_COLOUR = "#888888"  # the legend's line-style keys (strategy, loss, model) are grey: colour means run
 
 
-def compare_plot(frame: pd.DataFrame, metric: str, logy: bool = False, height: int = 300):
+def compare_plot(frame: pd.DataFrame, metric: str, logy: bool = False, height: int = 300, kind: str = ""):
     """The curves of ``metric`` of every run in ``frame`` (a ``lab.compare`` table) against the step.
 
     Colours follow the runs' order in the whole table, so one run has one colour in every plot; line styles
     follow the series of this metric.  The legend has one entry per run (its label: clicking it mutes all its
     curves) and, when the metric has several series, one grey key per line style.  The hover names the run and
     the series.  The plot stretches to its container's width."""
-    ylabel, title = METRICS.get(metric, (metric, metric))
+    ylabel, title = METRICS.get(metric, (metric, metric))[0], metric_title(metric, kind)
     rows = frame[frame.metric == metric] if not frame.empty else frame
     colours, dashes = run_styles(frame.run if not frame.empty else [], rows.series if not rows.empty else [])
     several = len(dashes) > 1
@@ -58,6 +58,6 @@ def legend_labels(plot) -> list[str]:
             for legend in fig.legend for item in legend.items]
 
 
-def compare_plots(frame: pd.DataFrame, metrics, logy: bool = False, height: int = 300) -> list:
-    """``compare_plot`` for each of ``metrics``."""
-    return [compare_plot(frame, m, logy=logy, height=height) for m in metrics]
+def compare_plots(frame: pd.DataFrame, metrics, logy: bool = False, height: int = 300, kind: str = "") -> list:
+    """``compare_plot`` for each of ``metrics`` (``kind``: the runs' kind, for the titles)."""
+    return [compare_plot(frame, m, logy=logy, height=height, kind=kind) for m in metrics]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import io
 
-from ..compare import METRICS, SHOWN
+from ..compare import METRICS, SHOWN, metric_title
 from .style import MPL_DASHES, run_styles
 
 KEY_COLOUR = "#888888"  # the line-style keys are grey: colour means run
 
 
-def compare_figure(frame, metrics=None, logy: bool = False, title: str = ""):
+def compare_figure(frame, metrics=None, logy: bool = False, title: str = "", kind: str = ""):
     """One axes per metric (default: those in ``frame``, in the order the comparisons show them), a colour per
     run and a line style per series, each axes with its legend below it."""
     from matplotlib.figure import Figure
@@ -39,7 +39,7 @@ def compare_figure(frame, metrics=None, logy: bool = False, title: str = ""):
         if handles and len(dashes) > 1:  # grey keys of the line styles: colour means run
             handles.update({series: Line2D([], [], color=KEY_COLOUR, linestyle=MPL_DASHES[dash], lw=1.8)
                             for series, dash in dashes.items()})
-        ylabel, heading = METRICS.get(metric, (metric, metric))
+        ylabel, heading = METRICS.get(metric, (metric, metric))[0], metric_title(metric, kind)
         ax.set_xlabel("step")
         ax.set_ylabel(ylabel)
         ax.set_title(heading, fontsize=10)
@@ -56,8 +56,8 @@ def compare_figure(frame, metrics=None, logy: bool = False, title: str = ""):
     return fig
 
 
-def compare_png(frame, metrics=None, logy: bool = False, title: str = "", dpi: int = 120) -> bytes:
+def compare_png(frame, metrics=None, logy: bool = False, title: str = "", kind: str = "", dpi: int = 120) -> bytes:
     """PNG bytes of ``compare_figure`` (the dashboard's download and ``--png``)."""
     buf = io.BytesIO()
-    compare_figure(frame, metrics, logy=logy, title=title).savefig(buf, format="png", dpi=dpi)
+    compare_figure(frame, metrics, logy=logy, title=title, kind=kind).savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
