@@ -93,7 +93,37 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("groups", help="list the groups with their arguments")
     sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
     add_reproduce_parser(sub)
+    add_runs_parser(sub)
     return p
+
+
+def add_runs_parser(sub) -> None:
+    """``lab runs list`` and ``lab runs compare RUN RUN ...``: saved runs side by side (``lab.compare``)."""
+    sp = sub.add_parser("runs", help="list saved runs, or compare several (curves as CSV and PNG)",
+                        description="Saved training-dynamics and sharing runs: list them, or compare several: their "
+                                    "curves in one table (CSV) and one figure (PNG), each run labelled by the "
+                                    "settings that differ between them.")
+    runs = sp.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
+    directory = dict(default=None, metavar="DIR",
+                     help="the results directory to look in (default: LAB_RESULTS_DIR, or the user data dir, and "
+                          "its sharing runs)")
+    ls = runs.add_parser("list", help="the saved runs, newest first")
+    ls.add_argument("--dir", **directory)
+    ls.add_argument("--json", action="store_true", help="print one JSON object")
+    cp = runs.add_parser("compare", help="overlay the curves of saved runs (of one kind)",
+                         description="Overlay the curves of saved runs of one kind: training dynamics (drift "
+                                     "||Pi_perp A|| and loss per strategy, medians over runs) or sharing discovery "
+                                     "(losses and partition distance; outer loss for msr runs). Prints each "
+                                     "run's label and last values.")
+    cp.add_argument("runs", nargs="+", metavar="RUN", help="a run's directory, or its name in the results directory")
+    cp.add_argument("--dir", **directory)
+    cp.add_argument("--csv", default=None, metavar="FILE",
+                    help="write the curves as CSV (columns run, name, metric, series, step, value)")
+    cp.add_argument("--png", default=None, metavar="FILE", help="write the overlay as a PNG figure")
+    cp.add_argument("--logy", action="store_true", help="logarithmic y axes in the PNG")
+    cp.add_argument("--json", action="store_true",
+                    help='print one JSON object: {"runs": [{"label", "name", "path", "status", "final": '
+                         '{metric: {series: value}}}], "csv": FILE, "png": FILE}')
 
 
 def add_reproduce_parser(sub) -> None:
@@ -430,6 +460,74 @@ def _reproduce(args) -> int:
     return 0
 
 
+def _run_directories(directory) -> list:
+    from .dynamics.store import results_dir
+    from .sharing.store import sharing_dir
+
+    return [directory] if directory else [results_dir(), sharing_dir()]
+
+
+def _runs(args) -> int:
+    from pathlib import Path
+
+    from . import compare, runstore
+
+    dirs = _run_directories(args.dir)
+    if args.runs_command == "list":
+        rows = []
+        for d in dict.fromkeys(map(str, dirs)):
+            for path in runstore.list_run_dirs(d):
+                try:
+                    run = compare.read_run(path)
+                    head = run.config.get(compare.HEAD[run.kind], "?")
+                    rows.append({"name": path.name, "path": str(path), "kind": run.kind, "what": str(head),
+                                 "status": run.status})
+                except LabError as err:
+                    rows.append({"name": path.name, "path": str(path), "kind": "?", "what": "?",
+                                 "status": f"unreadable: {err}"})
+        if args.json:
+            print(json.dumps({"runs": rows}), flush=True)
+        elif not rows:
+            print(f"no saved runs in {', '.join(map(str, dirs))}", file=sys.stderr)
+        else:
+            width = max(len(r["name"]) for r in rows)
+            for r in rows:
+                print(f"{r['name']:<{width}}  {r['kind']:<8}  {r['what']:<9}  {r['status']}")
+        return 0
+    result = compare.compare([compare.find_run(text, dirs) for text in args.runs])
+    if args.csv:
+        Path(args.csv).write_text(compare.frame_csv(result.frame), encoding="utf-8")
+    if args.png:
+        from .plots.compare_mpl import compare_png
+
+        Path(args.png).write_bytes(compare_png(result.frame, result.metrics(), logy=args.logy, kind=result.kind))
+    final = compare.final_values(result.frame)
+    if args.json:
+        runs = []
+        for run, label in zip(result.runs, result.labels):
+            values: dict = {}
+            for row in final[final.run == label].itertuples():
+                values.setdefault(row.metric, {})[row.series or row.metric] = float(row.value)
+            runs.append({"label": label, "name": run.name, "path": str(run.path), "status": run.status,
+                         "final": values})
+        print(json.dumps(strict({"runs": runs, "csv": args.csv, "png": args.png}), allow_nan=False), flush=True)
+        return 0
+    for run, label in zip(result.runs, result.labels):
+        print(f"{label}  ({run.name}, {run.status})")
+        rows = final[final.run == label]
+        if rows.empty:
+            print("  no curves recorded")
+        for metric in result.metrics():
+            part = rows[rows.metric == metric]
+            if not part.empty:
+                values = " · ".join(f"{s + ' ' if s else ''}{v:.4g}" for s, v in zip(part.series, part.value))
+                print(f"  {metric:<18} {values}  (step {int(part.step.max())})")
+    for what, file in (("curves", args.csv), ("figure", args.png)):
+        if file:
+            print(f"saved {file}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -437,6 +535,8 @@ def main(argv=None) -> int:
             return run_command(args.command, args)
         if args.command == "reproduce":
             return _reproduce(args)
+        if args.command == "runs":
+            return _runs(args)
         return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

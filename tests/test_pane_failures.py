@@ -150,12 +150,13 @@ def assert_inline(pane, text):
 
 
 def assert_idle(pane):
-    """Start enabled, Pause and Stop disabled, every setting and Load enabled, no stale "building"."""
+    """Start enabled, Pause and Stop disabled, every setting enabled, Load enabled exactly when a saved run is
+    selected, no stale "building"."""
     assert not pane.runner.busy
     assert not pane._start_b.disabled and pane._pause_b.disabled and pane._stop_b.disabled
     assert pane._pause_b.label == "Pause"
-    assert not pane._load_b.disabled and not pane._saved.disabled
-    assert not any(w.disabled for w in pane.runner._widgets())
+    assert pane._load_b.disabled == (not pane._saved.value) and not pane._saved.disabled
+    assert not any(w.disabled for w in pane.runner._widgets() if w is not pane._load_b)
     assert "building" not in pane._status.object.lower()
 
 

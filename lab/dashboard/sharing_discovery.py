@@ -32,6 +32,7 @@ from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curv
 from ..sharing.partition import snapped_matrix
 from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
+from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane
@@ -96,6 +97,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.param.watch(guarded(self, "switching the task")(lambda e: self._on_task(reset=True)), ["task"])
         guard_settings(self, self._controls)
         self._watch_settings()
+        self._watch_load()
+        self._watch_held(["task", *SHARING_NAMES, *MSR_NAMES])
         self._on_task(reset=False)
 
     # ------------------------------------------------------------------ layout
@@ -176,6 +179,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
+        self._runs_compare = RunComparison(self, "shr", "sharing-runs")
         self._refresh_saved()
 
     def _sidebar(self):
@@ -183,7 +187,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _main(self):
         return pn.Column(self._error, self._status, self._m1, self._m2, pn.Row(self._saved, self._load_b),
-                         sizing_mode="stretch_width")
+                         self._runs_compare, sizing_mode="stretch_width")
 
     def _on_task(self, reset: bool):
         for name, box in self._opts.items():
@@ -285,6 +289,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """Start learning; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
+        self._release_unrecorded()
         config = self._checked(self.config())
         job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
                   threads=WORKER_THREADS)
@@ -385,31 +390,67 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return False
         run = FAMILIES["sharing"].load(self._listed_run(path), root=self.results)  # method 2 runs live in the same store
         self._error.visible = False
-        saved = run.meta.get("config") or {}
+        saved = run.meta.get("config")
+        saved = saved if isinstance(saved, dict) else {}
+        self._release_unrecorded()
         cfg, problem = self._restore(saved)
+        notes = []
         if problem:
             self._show_error(f"{run.path.name}: its settings could not be restored ({problem})")
+            notes.append("*the controls do not show this run's settings (they could not be restored)*")
+        else:
+            notes += self._restore_notes(saved, cfg)
         summary = run.meta.get("summary") or {}
         self._summary = summary
         self.history = run.history.to_dict("records")
         self.snapshots = list(run.snapshots) if run.snapshots is not None else []
-        task = saved.get("task", self.task)
+        # what the run is comes from its own record, never from the task selector
+        task = saved.get("task") if isinstance(saved.get("task"), str) else (
+            "msr" if "outer_loss" in run.history.columns else "?")
         if task == "msr":
             self._load_method2(summary)
         elif "ground_truth" in summary:
-            self._load_method1(summary, cfg)
+            self._load_method1(summary, cfg, task)
+        else:  # stopped before its first trial ended: its settings and curves, no matrices
+            self._view = {"method": 1, "task": task}
+            self._m1.visible, self._m2.visible = True, False
+            self._gt_pane.object = self._draw_gt(None)
+            self._w_dmap(summary.get("shape") or (1, 1))
+            self._slider.end, self._slider.value = 1, 0
         self._send(final=True)
         status = run.meta.get("status", "?")
-        self._status.object = (f"Loaded `{run.path.name}` ({status})  \n{self._label(saved)}  \n{self._detail()}")
+        self._status.object = "  \n".join([f"Loaded `{run.path.name}` ({status})", self._label(saved),
+                                           self._detail(), *notes])
         return True
 
-    def _load_method1(self, summary: dict, cfg):
+    def _restore_notes(self, saved: dict, cfg) -> list[str]:
+        """After ``_restore``: hold the controls of the run's task that it did not record (shown at their
+        defaults) and say so; name the settings it has that no control shows, where Start would differ."""
+        shown = MSR_NAMES + COMMON_FIELDS if cfg.task == "msr" else (
+            TASK_FIELDS[cfg.task] + METHOD1_FIELDS + COMMON_FIELDS)
+        notes = []
+        held = self._hold_unrecorded([n for n in ["task", *shown] if n not in saved])
+        if held:
+            notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
+                         f"{', '.join(held.values())}")
+        try:
+            now = self.config().validate()
+        except ConfigError:
+            return notes
+        hidden = [o.name for o in type(cfg).declarations()
+                  if o.name not in shown and o.name != "task" and o.name in saved and (o.only is None or
+                                                                                       cfg.task in o.only)]
+        other = [f"{n} {saved[n]}" for n in hidden if saved[n] != getattr(now, n, saved[n])]
+        if other:
+            notes.append(f"set by this run but not by a control here (Start would not repeat them): {', '.join(other)}")
+        return notes
+
+    def _load_method1(self, summary: dict, cfg, task: str):
         gt = np.asarray(summary["ground_truth"])
         shape = summary.get("shape")
         if shape is None:  # runs saved before the shape was: the task's weight shape
             shape = weight_shape(make_task(cfg, cfg.seed)) if cfg is not None else (1, gt.size)
-        self._view = {"method": 1, "task": cfg.task if cfg is not None else self.task, "gt": gt,
-                      "shape": tuple(shape)}
+        self._view = {"method": 1, "task": task, "gt": gt, "shape": tuple(shape)}
         self._m1.visible, self._m2.visible = True, False
         self._gt_pane.object = self._draw_gt(gt)
         self._w_dmap(shape)

@@ -27,6 +27,7 @@ from ..dynamics.store import list_runs, results_dir
 from ..experiments import FAMILIES
 from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
+from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane
@@ -101,6 +102,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                          ["log_scale"])
         guard_settings(self, self._controls)
         self._watch_settings()
+        self._watch_load()
+        self._watch_held(CONFIG_NAMES)
         self._redraw()
 
     # ------------------------------------------------------------------ layout
@@ -143,6 +146,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
+        self._runs_compare = RunComparison(self, "dyn", "training-dynamics-runs")
         self._refresh_saved()
 
     def _sidebar(self):
@@ -156,7 +160,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(self._drift_nom, self._drift_aug, sizing_mode="stretch_width"), log,
             pn.Row(self._loss, self._acc, sizing_mode="stretch_width"),
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
-            pn.Row(self._saved, self._load_b),
+            pn.Row(self._saved, self._load_b), self._runs_compare,
             sizing_mode="stretch_width")
 
     def _show_custom(self):
@@ -201,6 +205,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """Start training; False (with an inline message) if the settings are bad or a run is going on."""
         if self.runner.busy:
             return False
+        self._release_unrecorded()
         job = Job("dynamics", self._checked(self.config()), save_dir=self.results,
                   process=self.worker == "process", threads=WORKER_THREADS)
         self._error.visible = False
@@ -333,19 +338,48 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return False
         run = FAMILIES["dynamics"].load(self._listed_run(path), root=self.results)
         self._error.visible = False
-        problem = self._restore(run.meta.get("config"))
+        saved = run.meta.get("config")
+        self._release_unrecorded()
+        problem = self._restore(saved)
+        notes = []
         if problem:
             self._show_error(f"{run.path.name}: its settings could not be restored ({problem}); its curves are "
                              f"shown")
+            notes.append("*the controls do not show this run's settings (they could not be restored)*")
+        else:
+            notes += self._restore_notes(saved)
         self._set_records(run.metrics.to_dict("records"))
         self._info = {}
         self._plots(list(dict.fromkeys(run.metrics.strategy)))
         self._redraw()
         meta = run.meta
         self._progress.value = 0
-        self._status.object = (f"Loaded `{run.path.name}` ({meta.get('status', '?')}, {meta.get('steps_done', '?')} "
-                               f"steps)  \n{self._label(meta)}")
+        self._status.object = "  \n".join([f"Loaded `{run.path.name}` ({meta.get('status', '?')}, "
+                                           f"{meta.get('steps_done', '?')} steps)", self._label(meta), *notes])
         return True
+
+    def _restore_notes(self, saved: dict) -> list[str]:
+        """After ``_restore``: hold the controls the run did not record (or whose value no control can show) and
+        say so; name the settings the run has that no control shows, where the pane's Start would differ."""
+        unrecorded = [n for n in CONFIG_NAMES if n not in saved]
+        unshown = ["device"] if "device" in saved and saved["device"] not in DEVICES else []
+        held = self._hold_unrecorded(unrecorded + unshown)
+        notes = []
+        if any(n in held for n in unrecorded):
+            notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
+                         f"{', '.join(held[n] for n in unrecorded if n in held)}")
+        if any(n in held for n in unshown):
+            notes.append(f"{held['device']} {saved['device']} cannot be shown by its control (disabled until you "
+                         f"change a setting)")
+        try:
+            now = self.config().validate()
+        except ConfigError:
+            return notes
+        hidden = [o.name for o in DynamicsConfig.declarations() if not o.ui and o.name in saved]
+        other = [f"{n} {saved[n]}" for n in hidden if saved[n] != getattr(now, n)]
+        if other:
+            notes.append(f"set by this run but not by a control here (Start would not repeat them): {', '.join(other)}")
+        return notes
 
     def _restore(self, saved) -> str:
         """Set the controls from a saved config dict; returns what went wrong ("" when nothing did)."""

@@ -1,5 +1,10 @@
-"""What the two job panes (Training dynamics, Sharing discovery) share beyond their ``JobRunner``: errors and the
-Saved-runs select.
+"""What the two job panes (Training dynamics, Sharing discovery) share beyond their ``JobRunner``: errors, the
+Saved-runs select with its Load button, the controls a loaded run did not record, and the comparison of runs.
+
+Load is enabled only when a run is selected and no job runs (``_sync_load``: on every change of the selection and
+of the runner's state, which the Start button's ``disabled`` follows).  Loading a run puts its settings into the
+controls; a control whose value the run did not record shows its default and is disabled (``_hold_unrecorded``)
+until a setting is changed or a run started, so the controls never claim a value the run did not have.
 
 A run is loaded only when it is one of the runs the pane listed from its own runs directory: ``_listed_run``
 refuses anything else (a path a hostile browser sends, ``../../etc/passwd``, an absolute path) with a
@@ -40,8 +45,12 @@ class RunSelect(pn.widgets.Select):
 
 
 class WorkerPaneMixin:
-    """Expects an ``_error`` Alert, a ``_saved`` Select (made with ``_run_select``), ``results`` (the pane's runs
-    directory) and ``_refresh_saved()`` (lists that directory into ``_saved``)."""
+    """Expects an ``_error`` Alert, a ``_saved`` Select (made with ``_run_select``), a ``_load_b`` Button, a
+    ``_controls`` layout of widgets made with ``from_param``, ``results`` (the pane's runs directory),
+    ``_refresh_saved()`` (lists that directory into ``_saved``) and, once built, ``runner`` (a ``JobRunner``
+    whose ``start_button`` is the pane's Start) and optionally ``_runs_compare`` (a ``RunComparison``)."""
+
+    _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
 
     def _show_error(self, message: str):
         self._error.object = message
@@ -80,11 +89,59 @@ class WorkerPaneMixin:
     def _list_runs(self, paths) -> None:
         """Show ``paths`` (runs of the pane's own directory) in ``_saved``; the selection stays when it is still
         listed, else it is the first run (what the browser shows selected, so that Load loads it)."""
+        paths = list(paths)
         options = {p.name: str(p) for p in paths}
         keep = self._saved.value
         self._saved.options = options
         if keep not in options.values():
             self._saved.value = next(iter(options.values()), None)
+        compare = getattr(self, "_runs_compare", None)
+        if compare is not None:
+            compare.set_runs(paths)
+        self._sync_load()
+
+    # ------------------------------------------------------------------ Load
+    def _watch_load(self) -> None:
+        """Keep Load's state in line with the selection and the runner (call once the runner exists)."""
+        self._saved.param.watch(lambda e: self._sync_load(), "value")
+        if self.runner.start_button is not None:  # the runner sets it on every lock, unlock and settle
+            self.runner.start_button.param.watch(lambda e: self._sync_load(), "disabled")
+        self._sync_load()
+
+    def _sync_load(self) -> None:
+        """Load is disabled while a job runs (or its last messages wait) and when no run is selected."""
+        runner = getattr(self, "runner", None)
+        busy = runner is not None and runner.busy
+        self._load_b.disabled = bool(busy or not self._saved.value)
+
+    # ------------------------------------------------------------------ controls a loaded run did not record
+    def _field_widgets(self, names) -> list:
+        """The widgets of ``_controls`` bound (``from_param``) to the pane's parameters ``names``."""
+        names = set(names)
+        return [w for w in self._controls.select(pn.widgets.Widget) if getattr(w, "_param_name", None) in names]
+
+    def _hold_unrecorded(self, names) -> dict[str, str]:
+        """Disable the controls of ``names`` (settings the loaded run did not record, or recorded with a value no
+        control can show) until a setting is changed or a run started; returns {name: the control's label}."""
+        self._release_unrecorded()
+        held = [w for w in self._field_widgets(names) if not w.disabled]
+        for w in held:
+            w.disabled = True
+        self._unrecorded = held
+        return {w._param_name: w.label or w._param_name for w in held}
+
+    def _release_unrecorded(self, *_) -> None:
+        held, self._unrecorded = self._unrecorded, []
+        for w in held:
+            w.disabled = False
+
+    def _watch_held(self, names) -> None:
+        """A change of any of the settings ``names`` (not by a Load) releases the held controls."""
+        def changed(*events):
+            if self._unrecorded and not getattr(self, "_restoring", False):
+                self._release_unrecorded()
+
+        self.param.watch(changed, list(names))
 
     def _listed_run(self, value) -> str:
         """``value`` when it is exactly one of the runs ``_saved`` lists (listed afresh once when it is not, for a

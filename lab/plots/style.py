@@ -34,3 +34,18 @@ def order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key[col] = min(key[col], match.get(int(canon[entry]), np.inf))
     cols = np.lexsort((np.arange(A.shape[1]), key))
     return rows, cols
+
+
+#: colours of the runs compared in one plot (``lab.compare``): Dark2, none of them a strategy's colour above, so a
+#: comparison's colours (runs) are not read as strategies
+RUN_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+#: line styles of the series within a run (strategies, losses): Bokeh's names and matplotlib's
+DASHES = ("solid", "dashed", "dotted", "dashdot")
+MPL_DASHES = {"solid": "-", "dashed": "--", "dotted": ":", "dashdot": "-."}
+
+
+def run_styles(runs, series) -> tuple[dict, dict]:
+    """({run: colour}, {series: dash}) for a comparison: colours and dashes in the order given, cycling."""
+    runs, series = list(dict.fromkeys(runs)), list(dict.fromkeys(series))
+    return ({r: RUN_COLOURS[i % len(RUN_COLOURS)] for i, r in enumerate(runs)},
+            {s: DASHES[i % len(DASHES)] for i, s in enumerate(series)})
