@@ -340,7 +340,8 @@ class JobRunner:
         job = self.job
         if job is None:
             return
-        if self.progress is not None:
+        if self.progress is not None:  # shown from the first job on (an empty bar before any run reads as broken)
+            self.progress.visible = True
             self.progress.value = int(100 * job.done / job.total) if job.total else 0
         if self.status is not None:
             try:

@@ -134,7 +134,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
             sizing_mode="stretch_width", min_width=300)
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
-        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary")
+        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
+                                                visible=False)
         self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["dyn-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dyn-error"])
         self._drift_nom = pn.pane.HoloViews(None, sizing_mode="stretch_width", css_classes=["dyn-drift"])
