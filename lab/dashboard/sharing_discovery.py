@@ -428,22 +428,11 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         defaults) and say so; name the settings it has that no control shows, where Start would differ."""
         shown = MSR_NAMES + COMMON_FIELDS if cfg.task == "msr" else (
             TASK_FIELDS[cfg.task] + METHOD1_FIELDS + COMMON_FIELDS)
-        notes = []
         held = self._hold_unrecorded([n for n in ["task", *shown] if n not in saved])
-        if held:
-            notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
-                         f"{', '.join(held.values())}")
-        try:
-            now = self.config().validate()
-        except ConfigError:
-            return notes
         hidden = [o.name for o in type(cfg).declarations()
                   if o.name not in shown and o.name != "task" and o.name in saved and (o.only is None or
                                                                                        cfg.task in o.only)]
-        other = [f"{n} {saved[n]}" for n in hidden if saved[n] != getattr(now, n, saved[n])]
-        if other:
-            notes.append(f"set by this run but not by a control here (Start would not repeat them): {', '.join(other)}")
-        return notes
+        return self._unrecorded_note(held.values()) + self._unshown_note(saved, hidden)
 
     def _load_method1(self, summary: dict, cfg, task: str):
         gt = np.asarray(summary["ground_truth"])

@@ -365,21 +365,12 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         unrecorded = [n for n in CONFIG_NAMES if n not in saved]
         unshown = ["device"] if "device" in saved and saved["device"] not in DEVICES else []
         held = self._hold_unrecorded(unrecorded + unshown)
-        notes = []
-        if any(n in held for n in unrecorded):
-            notes.append(f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
-                         f"{', '.join(held[n] for n in unrecorded if n in held)}")
+        notes = self._unrecorded_note(held[n] for n in unrecorded if n in held)
         if any(n in held for n in unshown):
             notes.append(f"{held['device']} {saved['device']} cannot be shown by its control (disabled until you "
                          f"change a setting)")
-        try:
-            now = self.config().validate()
-        except ConfigError:
-            return notes
         hidden = [o.name for o in DynamicsConfig.declarations() if not o.ui and o.name in saved]
-        other = [f"{n} {saved[n]}" for n in hidden if saved[n] != getattr(now, n)]
-        if other:
-            notes.append(f"set by this run but not by a control here (Start would not repeat them): {', '.join(other)}")
+        notes += self._unshown_note(saved, hidden)
         return notes
 
     def _restore(self, saved) -> str:

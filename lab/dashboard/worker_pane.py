@@ -135,6 +135,25 @@ class WorkerPaneMixin:
         for w in held:
             w.disabled = False
 
+    def _unrecorded_note(self, labels) -> list[str]:
+        """The status note naming the held controls (``labels``), or none."""
+        labels = list(labels)
+        return [f"not recorded by this run (shown at their defaults, disabled until you change a setting): "
+                f"{', '.join(labels)}"] if labels else []
+
+    def _unshown_note(self, saved: dict, names) -> list[str]:
+        """The status note naming the run's settings ``names`` that no control shows, where Start would run
+        them differently (none when the current settings are refused anyway)."""
+        from ..config import ConfigError
+
+        try:
+            now = self.config().validate()
+        except ConfigError:
+            return []
+        other = [f"{n} {saved[n]}" for n in names if saved[n] != getattr(now, n, saved[n])]
+        return [f"set by this run but not by a control here (Start would not repeat them): "
+                f"{', '.join(other)}"] if other else []
+
     def _watch_held(self, names) -> None:
         """A change of any of the settings ``names`` (not by a Load) releases the held controls."""
         def changed(*events):
