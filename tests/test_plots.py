@@ -347,3 +347,18 @@ def test_many_elements_are_coloured_by_number_on_a_sequential_scale():
     assert colours[0] != colours[-1]
     small, _ = basis_coloring("Z(8)", "V", "V")
     assert small.rank == 8 and small.scheme == "distinct"
+
+
+@pytest.mark.parametrize("shape", [(3, 9), (9, 3), (16, 16), (1, 256), (256, 256), (40, 400)])
+def test_matrix_plots_keep_the_aspect_ratio_and_a_readable_cell(shape):
+    """Square cells (the frame has the matrix's aspect ratio unless a side hits the 80 px floor), never smaller
+    than MIN_CELL, and no larger than needed: the longer side is MAX_SIDE unless MIN_CELL forces more."""
+    from lab.plots.coloring_hv import MAX_SIDE, MIN_CELL, _frame
+
+    rows, cols = shape
+    w, h = _frame(shape)
+    cell_w, cell_h = w / cols, h / rows
+    assert min(cell_w, cell_h) >= MIN_CELL - 0.5
+    if w > 80 and h > 80:
+        assert cell_w == pytest.approx(cell_h, rel=0.02)
+    assert max(w, h) <= max(MAX_SIDE, MIN_CELL * max(rows, cols)) + 1

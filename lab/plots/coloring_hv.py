@@ -14,13 +14,17 @@ from .palette import (DIVERGING, GRID_COLOR, GRID_MAX, GUIDE_COLOR, LINE_COLOR, 
 # HoloViews sizes plots by frame_width/frame_height, which Bokeh's validator mistakes for a missing size
 silence(FIXED_SIZING_MODE, True)
 
-MAX_SIDE = 560  # pixels of the longer side of the main plot
+MAX_SIDE = 560  # pixels of the longer side of the main plot, unless its cells would be smaller than MIN_CELL
+MIN_CELL = 3  # pixels: the smallest cell drawn; a larger matrix gets a larger plot (the dashboard scrolls it)
 
 
-def _frame(shape: tuple[int, int], max_side: int = MAX_SIDE, max_cell: int = 36) -> tuple[int, int]:
+def _frame(shape: tuple[int, int], max_side: int = MAX_SIDE, max_cell: int = 36,
+           min_cell: float = MIN_CELL) -> tuple[int, int]:
+    """(frame width, frame height) in pixels: square cells, the matrix's aspect ratio, the longer side
+    ``max_side`` at most unless the cells would be smaller than ``min_cell`` (each side at least 80 px)."""
     rows, cols = shape
-    cell = min(max_cell, max_side / max(rows, cols, 1))
-    return max(int(cols * cell), 80), max(int(rows * cell), 80)
+    cell = max(min_cell, min(max_cell, max_side / max(rows, cols, 1)))
+    return max(int(round(cols * cell)), 80), max(int(round(rows * cell)), 80)
 
 
 def _ticks(spans: list[Span], size: int):
