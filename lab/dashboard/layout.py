@@ -52,3 +52,10 @@ class SidebarPane:
 
     def __panel__(self):
         return pn.Row(self.sidebar, self.main, sizing_mode="stretch_width")
+
+
+def titled(widget, title: str, css_classes=()) -> pn.Column:
+    """``widget`` under a label like every other control's: Bokeh's button groups draw none of their own (a row
+    of toggles without a title reads as a list of tabs)."""
+    label = pn.pane.HTML(f"<label>{title}</label>", margin=(5, 10, -5, 10), styles={"font-size": "0.95em"})
+    return pn.Column(label, widget, sizing_mode="stretch_width", css_classes=list(css_classes))

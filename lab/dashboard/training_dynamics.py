@@ -27,10 +27,11 @@ from ..dynamics.store import list_runs, results_dir
 from ..experiments import FAMILIES
 from ..jobs import Job
 from ..plots.dynamics_hv import curves_plot, drift_plot
+from ..plots.style import LABELS
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
-from .layout import SidebarPane
+from .layout import SidebarPane, titled
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -121,8 +122,10 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.experiment, label="Experiment", css_classes=["dyn-experiment"]),
             self._custom,
-            pn.widgets.RadioButtonGroup.from_param(p.scale, label="Scale"),
-            pn.widgets.CheckButtonGroup.from_param(p.strategies, label="Strategies"),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.scale, label="Scale"), "Scale"),
+            titled(pn.widgets.CheckButtonGroup.from_param(p.strategies, label="Strategies", css_classes=["dyn-strategies"],
+                                                          options={LABELS[s]: s for s in p.strategies.objects}),
+                   "Strategies (trained side by side)"),
             pn.Row(pn.widgets.IntInput.from_param(p.runs, label="Runs", width=90, css_classes=["dyn-runs"]),
                    pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["dyn-steps"]),
                    pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90, css_classes=["dyn-seed"])),
@@ -131,7 +134,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(pn.widgets.FloatInput.from_param(p.gamma, label="γ (penalty)", width=135),
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=135)),
             pn.widgets.Checkbox.from_param(p.exact_orbit, label="Exact orbit averaging"),
-            pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
+                   "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
