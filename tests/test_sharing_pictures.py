@@ -209,3 +209,22 @@ def test_heatmaps_are_sized_from_their_matrix(shape):
         text, width = fit_title(words, w)
         assert width >= w and all(len(line) * TITLE_PX <= width for line in text.split("\n"))
         assert text.replace("\n", " ") == words
+
+
+def test_the_notebook_figure_titles_the_snapped_matrix_it_draws():
+    """sharing_figure (matplotlib): an A whose block {0, 1} is split over two columns at 0.55 / 0.45 draws the
+    snapped matrix with that split, and its title's distance is the drawn matrix's; W has its blocks."""
+    from lab.plots.sharing_mpl import sharing_figure
+
+    gt = np.array([0, 0, 1, 1, 2, 2])
+    A = np.full((6, 6), 0.0)
+    A[0, [0, 3]] = 0.55, 0.45
+    A[1, [0, 3]] = 0.45, 0.55
+    A[[2, 3], 1] = 1.0
+    A[[4, 5], 2] = 1.0
+    fig = sharing_figure(A, gt, A.argmax(1), (2, 3))
+    S = np.asarray(fig.axes[1].images[0].get_array())
+    assert (S.sum(1) == 1).all()
+    d = distance_of(S.argmax(1), gt)  # rows in gt order (already sorted here)
+    assert d == 1 and fig.axes[1].get_title() == f"A snapped: partition distance {d}"
+    assert len(np.unique(np.asarray(fig.axes[3].images[0].get_array()))) == 4
