@@ -27,7 +27,7 @@ MAX_SIDE = 280  # pixels: the longer frame side when the cells allow it
 MIN_SIDE = 90  # pixels: the shorter frame side at least (no thin strips)
 TITLE_PX = 8  # pixels per character of a title (Bokeh's 11pt bold title font, generously)
 WIDEN_TO = 240  # pixels: a narrower frame widens to a title up to this long rather than wrap it
-CURVE_HEIGHT = 230  # pixels: the learning curves (their width follows the page)
+CURVE_HEIGHT = 270  # pixels: the learning curves with their legend above (their width follows the page)
 BLUES = "Blues"
 
 
@@ -138,13 +138,13 @@ def _curve(history, key, label, color):
         color=color, line_width=2, framewise=True)
 
 
-def _curves(layers, title: str, step=None, min_width: int = 300, height: int = CURVE_HEIGHT):
+def _curves(layers, title: str, step=None, min_width: int = 280, height: int = CURVE_HEIGHT):
     """Curves overlaid, their width following the page; a dashed line at ``step`` (the snapshot shown)."""
     if step is not None:
         layers = [*layers, hv.VLine(step).opts(color="#555555", line_dash="dashed", line_width=1)]
     return hv.Overlay(layers).opts(
-        title=title, legend_position="right", responsive=True, min_width=min_width, height=height,
-        show_grid=True, fontsize={"title": "11pt"}, toolbar=None, legend_opts={"background_fill_alpha": 0.7})
+        title=title, legend_position="top", legend_cols=2, responsive=True, min_width=min_width, height=height,
+        show_grid=True, fontsize={"title": "11pt", "legend": "8pt"}, toolbar=None)
 
 
 def loss_curves(history: list[dict], step=None, title: str = "losses"):
