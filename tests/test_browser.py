@@ -154,6 +154,7 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             status = page.locator(".shr-status")
             expect(status).to_contain_text("partition distance")
             expect(status).to_contain_text("final partition distance 0")
+            expect(page.locator(".shr-reading")).to_contain_text("partition distance 0")  # beside the pictures
             expect(page.locator(".shr-weights canvas").first).to_be_visible()
             page.screenshot(path=str(ARTIFACTS / "sharing_discovery.png"), full_page=True)
             assert len(list((tmp_path / "sharing").iterdir())) == 1

@@ -136,15 +136,16 @@ def test_the_scored_snapped_matrix_is_drawn_next_to_the_relaxed_a(tmp_path):
     _run(pane)
     final = pane._view["final"]
     assert final["merged"] and "after snapping and the lab's merge pass" in pane._status.object
-    data = dict(pane._view, history=pane.history, snapshots=pane.snapshots)
     title = lambda plot: plot.opts.get().kwargs["title"]  # noqa: E731
-    assert title(pane._draw_a(data)).startswith("A relaxed")
-    drawn = pane._draw_snapped(data)
-    assert title(drawn).startswith("A snapped + merged (0/1, scored)")
+    assert title(pane._a_pane.object[()]).startswith("A relaxed")
+    drawn = pane._snapped_pane.object[()]
+    assert title(drawn) == f"A merged: distance {final['partition_distance']}"
+    assert "the scored partition after the lab's merge pass" in pane._reading.object
     S = np.asarray(final["selection"])
     assert (S.sum(1) == 1).all() and partition_distance(S.argmax(1), pane._view["gt"]) == final["partition_distance"]
     pane._slider.value = 0  # an earlier snapshot: its own argmax, not the final partition
-    assert title(pane._draw_snapped(data)) == "A snapped (0/1, argmax per row)"
+    assert title(pane._snapped_pane.object[()]).startswith("A snapped: distance")
+    assert "(argmax per row)" in pane._reading.object
     fresh = SharingDiscovery(results=str(tmp_path))
     assert fresh.load(str(next(tmp_path.iterdir()))) and fresh.merge
     np.testing.assert_array_equal(np.asarray(fresh._view["final"]["selection"]), S)

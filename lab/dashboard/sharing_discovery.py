@@ -23,13 +23,13 @@ import panel as pn
 import param
 
 from ..config import ConfigError
-from ..experiments.msr import MSRConfig
+from ..experiments.msr import MSRConfig, run_label
 from ..experiments import FAMILIES
 from ..experiments.sharing import SharingConfig, make_task
 from ..jobs import Job
 from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
                                  weights_coloring)
-from ..sharing.partition import snapped_matrix
+from ..sharing.partition import read_snapshot, snapped_matrix
 from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .compare_runs import RunComparison
@@ -54,6 +54,7 @@ TASK_DEFAULTS = ("steps", "lr", "restarts", "weight_decay")  # filled from the t
 FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
 FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
 CURVE_SECONDS = 0.6  # the learning curves redraw at most this often
+PLACEHOLDER_K = 5  # the size of the empty A pictures before a task is known
 
 
 def family_of(task: str) -> str:
@@ -76,6 +77,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def __init__(self, results: str | None = None, **params):
         self._restoring = False
+        self._following = False  # the slider is being moved to the newest snapshot (not by a person)
         task = params.get("task", self.param.task.default)
         fill = task_defaults(task)
         super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
@@ -147,35 +149,39 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
-        self._gt_pane = pn.pane.HoloViews(self._draw_gt(None))  # static: redrawn only when a task arrives
+        # the pictures: the fast ones get fresh DynamicMaps whenever the matrices change shape (``_rebuild``)
+        self._a_pane = pn.pane.HoloViews(None, css_classes=["shr-relaxed"])
+        self._snapped_pane = pn.pane.HoloViews(None, css_classes=["shr-snapped"])
+        self._gt_pane = pn.pane.HoloViews(None, css_classes=["shr-gt"])
         self._w_pane = pn.pane.HoloViews(None, css_classes=["shr-weights"])
-        self._w_dmap((1, 1))
-        self._slider = pn.widgets.IntSlider(label="history (snapshot)", start=0, end=1, value=0, width=420)
-        self._slider.param.watch(guarded(self, "scrubbing the history")(lambda e: self._send(frame=False)), "value")
+        self._u_pane = pn.pane.HoloViews(None, css_classes=["shr-u"])
+        self._hist_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", css_classes=["shr-u-hist"])
+        curves = dict(linked_axes=False, sizing_mode="stretch_width")  # losses and penalties: each its own axes
+        self._loss_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]), **curves,
+                                            css_classes=["shr-curves"])
+        self._penalty_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe]),
+                                               **curves, css_classes=["shr-penalties"])
+        self._slider = pn.widgets.IntSlider(label="snapshot of A (drag to scrub back)", start=0, end=1, value=0,
+                                            width=420, css_classes=["shr-snapshot"])
+        self._slider.param.watch(guarded(self, "scrubbing the history")(self._on_scrub), "value")
+        self._reading = pn.pane.Markdown("", width=420, css_classes=["shr-reading"])  # what the pictures say
+        self._u_reading = pn.pane.Markdown("", css_classes=["shr-u-reading"])
         self._m1 = pn.Column(
-            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=[self._pipe])),
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_snapped, streams=[self._pipe]),
-                                     css_classes=["shr-snapped"]),
-                   self._gt_pane, sizing_mode="stretch_width"),
+            pn.FlexBox(self._a_pane, self._snapped_pane, self._gt_pane, sizing_mode="stretch_width"),
             pn.FlexBox(self._w_pane,
-                   pn.Column(self._slider, pn.pane.Markdown(
-                       "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
-                       "they are matched to. Left: the relaxed A (softmax of the logits). Middle: the snapped 0/1 "
-                       "matrix the partition distance is computed from (argmax per row; the final one after the "
-                       "lab's merge pass when it is on). Drag the slider to scrub back through the saved history "
-                       "of A.",
-                       width=420)), sizing_mode="stretch_width"),
-            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]),
-                                     css_classes=["shr-curves"]),
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe])),
-                   sizing_mode="stretch_width"), sizing_mode="stretch_width")
+                       pn.Column(self._slider, self._reading, pn.pane.Markdown(
+                           "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
+                           "they are matched to. Left: the relaxed A (softmax of the logits). Middle: the snapped 0/1 "
+                           "matrix the partition distance is computed from (argmax per row; the final one after the "
+                           "lab's merge pass when it is on). W is coloured by that partition.",
+                           width=420, styles={"font-size": "90%"})), sizing_mode="stretch_width"),
+            pn.Row(self._loss_pane, self._penalty_pane, sizing_mode="stretch_width"), sizing_mode="stretch_width")
         self._compare = pn.pane.DataFrame(pd.DataFrame(), index=False, css_classes=["shr-compare"])
         self._m2 = pn.Column(
-            pn.FlexBox(pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=[self._pipe])),
-                   pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=[self._pipe])),
-                   sizing_mode="stretch_width"),
+            self._u_reading, pn.FlexBox(self._u_pane, self._hist_pane, sizing_mode="stretch_width"),
             pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False,
             sizing_mode="stretch_width")
+        self._rebuild()
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
@@ -195,79 +201,203 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._method1.visible = self.task != "msr"
         if reset and not self._restoring:
             self.param.update(**task_defaults(self.task))
+            if not self.runner.busy:  # the run on display was another task's: its pictures go
+                self._clear()
         self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
 
     # ------------------------------------------------------------------ drawing (DynamicMap callbacks)
-    def _snapshot(self, data):
-        if not data or not data.get("snapshots"):
+    # One frame = one dict (``_frame_data``): the view, the shown trial's records and, for method 1, ``shown``:
+    # the snapshot the slider picks, its snapped 0/1 matrix and what that matrix scores (``read_snapshot``).
+    # The callbacks draw ``shown``'s matrices and ``_send`` writes the reading of the same dict, so a number
+    # in the text is the number of the matrix in the picture, for every slider position.
+    def _rebuild(self):
+        """Fresh plots for what ``_view`` holds: a Bokeh plot keeps the size of its first frame, so when a task
+        (or its size) changes the matrices' shapes every picture gets a new DynamicMap, sized from its own
+        matrix, on a new Pipe (the plots of the old shape, still subscribed to the old Pipe, get no frame of
+        the new one)."""
+        self._pipe = hv.streams.Pipe(data=self._frame_data())
+        streams = [self._pipe]
+        self._a_pane.object = hv.DynamicMap(self._draw_a, streams=streams)
+        self._snapped_pane.object = hv.DynamicMap(self._draw_snapped, streams=streams)
+        self._w_pane.object = hv.DynamicMap(self._draw_w, streams=streams)
+        self._gt_pane.object = self._draw_gt(self._view.get("gt"))
+        self._u_pane.object = hv.DynamicMap(self._draw_u, streams=streams)
+        self._hist_pane.object = hv.DynamicMap(self._draw_hist, streams=streams)
+        self._show_reading(self._pipe.data)
+
+    def _clear(self):
+        """Forget the run on display (another task is chosen): placeholders, no reading, no curves."""
+        self.history, self.snapshots, self._summary = [], [], {}
+        self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}
+        self._compare.object = pd.DataFrame()
+        self._rebuild()  # first: the slider's reset below draws on the new plots
+        self._slider.end, self._slider.value = 1, 0
+        self._slow_pipe.send(self._frame_data())
+
+    def _shown_history(self) -> list[dict]:
+        """Method 1's records of the trial whose snapshots are drawn (a saved run has every trial's records and
+        the last trial's snapshots; a live run keeps only the trial under way)."""
+        records = [h for h in self.history if "upper" in h]
+        trials = [h["trial"] for h in records if h.get("trial") is not None and h["trial"] == h["trial"]]
+        if trials:
+            records = [h for h in records if h.get("trial", trials[-1]) == trials[-1]]
+        return records
+
+    def _frame_data(self) -> dict:
+        history = self._shown_history() if self._view.get("method") == 1 else list(self.history)
+        data = dict(self._view, history=history, snapshots=self.snapshots)
+        if data.get("trial") is None and history and history[-1].get("trial") is not None:
+            data["trial"] = int(history[-1]["trial"])
+        data["shown"] = self._shown(data)
+        return data
+
+    def _shown(self, data):
+        """The snapshot the slider picks and its reading; None before there is one (or for method 2)."""
+        snaps = data.get("snapshots")
+        if data.get("method") != 1 or not snaps or data.get("gt") is None:
             return None
-        i = min(self._slider.value, len(data["snapshots"]) - 1)
-        return data["snapshots"][i]
+        i = min(self._slider.value, len(snaps) - 1)
+        A = np.asarray(snaps[i])
+        final = data.get("final") if i == len(snaps) - 1 else None
+        reading = read_snapshot(A, data["gt"], None if final is None else final["selection"])
+        history = data["history"]
+        step = history[i]["step"] if len(history) == len(snaps) else None
+        return {"index": i, "count": len(snaps), "A": A, "reading": reading, "step": step,
+                "final": final is not None, "merged": bool(final is not None and final["merged"])}
+
+    def _K(self, data) -> int | None:
+        gt = (data or {}).get("gt")
+        return None if gt is None else len(gt)
 
     def _draw_a(self, data):
-        A = self._snapshot(data)
-        if A is None or data.get("method") != 1:  # a placeholder with the same options as the real plot
-            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A relaxed (softmax): press Start")
-        return a_heatmap(A, data["gt"], "A relaxed (softmax of the logits)")
+        shown, K = (data or {}).get("shown"), self._K(data)
+        if shown is None:  # a placeholder of the same shape and options as the frames to come
+            n = K or PLACEHOLDER_K
+            return a_heatmap(np.zeros((n, n)), np.zeros(n, dtype=int), "A relaxed (softmax)")
+        return a_heatmap(shown["A"], data["gt"], "A relaxed (softmax)")
 
     def _draw_snapped(self, data):
-        """The 0/1 matrix the partition distance is computed from, in the relaxed A's columns and order."""
-        A = self._snapshot(data)
-        if A is None or data.get("method") != 1:
-            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A snapped (0/1, scored)")
-        final = data.get("final")
-        last = self._slider.value >= len(data["snapshots"]) - 1
-        if final is not None and last:
-            what = "snapped + merged" if final["merged"] else "snapped"
-            return a_heatmap(np.asarray(final["selection"]), data["gt"],
-                             f"A {what} (0/1, scored): distance {final['partition_distance']:g}", order_by=A)
-        return a_heatmap(snapped_matrix(A), data["gt"], "A snapped (0/1, argmax per row)", order_by=A)
+        """The 0/1 matrix the partition distance is computed from, in the relaxed A's rows and columns."""
+        shown, K = (data or {}).get("shown"), self._K(data)
+        if shown is None:
+            n = K or PLACEHOLDER_K
+            return a_heatmap(np.zeros((n, n)), np.zeros(n, dtype=int), "A snapped", colorbar=False)
+        r = shown["reading"]
+        what = "A merged" if shown["merged"] else "A snapped"  # merged: snapped, then the lab's merge pass
+        return a_heatmap(r.snapped, data["gt"], f"{what}: distance {r.distance}", order_by=shown["A"],
+                         colorbar=False)
 
     def _draw_gt(self, gt):
         if gt is None:
-            return a_heatmap(np.full((2, 2), 0.5), np.array([0, 1]), "A_gt (ground truth)")
-        return gt_heatmap(gt)
+            return a_heatmap(np.zeros((PLACEHOLDER_K, 1)), np.zeros(PLACEHOLDER_K, dtype=int), "A_gt (truth)",
+                             colorbar=False)
+        return gt_heatmap(np.asarray(gt))
 
-    def _w_dmap(self, shape):
-        """A fresh DynamicMap for the implied weights: its frame size follows the first frame, so every run
-        (whose weight shape may differ) gets one whose placeholder already has the right shape."""
-        shape = tuple(int(s) for s in shape)
-
-        def draw(data):
-            A = self._snapshot(data)
-            if A is None or data.get("method") != 1:
-                return weights_coloring(np.zeros(int(np.prod(shape)), dtype=np.int64), shape, "implied W")
-            return weights_coloring(A.argmax(1), shape, "implied W")
-
-        self._w_pane.object = hv.DynamicMap(draw, streams=[self._pipe])
-
-    @staticmethod
-    def _method1_history(data):
-        return [h for h in (data or {}).get("history") or [] if "upper" in h] or [
-            {"step": 0, "upper": 0, "lower": 0, "entropy": 0, "nuclear": 0, "partition_distance": 0}]
+    def _draw_w(self, data):
+        """W coloured by the partition the snapped A scores (the merged one at the end when merging is on)."""
+        data = data or {}
+        shape, shown = data.get("shape"), data.get("shown")
+        if shape is None:
+            return weights_coloring(None, (2, 3), caption="W")
+        if shown is None:
+            return weights_coloring(None, shape, caption="W")
+        return weights_coloring(shown["reading"].labels, shape)
 
     def _draw_losses(self, data):
-        return loss_curves(self._method1_history(data))
+        data = data or {}
+        history, shown = self._curve_history(data), data.get("shown")
+        return loss_curves(history, step=shown and shown["step"],
+                           title="losses" if history else "losses: press Start")
 
     def _draw_penalties(self, data):
-        return penalty_curves(self._method1_history(data))
+        data = data or {}
+        history, shown = self._curve_history(data), data.get("shown")
+        mark = None
+        if shown is not None and shown["step"] is not None:  # the reading's distance, on the curve
+            mark = (shown["step"], shown["reading"].distance)
+        return penalty_curves(history, step=shown and shown["step"], shown=mark,
+                              merged=bool(shown and shown["merged"]))
+
+    @staticmethod
+    def _curve_history(data):
+        return data.get("history") if data.get("method") == 1 else []
+
+    def _u_shape(self, data):
+        return (data["n_out"], data["n_in"]) if data.get("n_in") else (PLACEHOLDER_K, PLACEHOLDER_K)
 
     def _draw_u(self, data):
-        U = (data or {}).get("U")
+        data = data or {}
+        U, shape = data.get("U"), self._u_shape(data)
         if U is None or data.get("method") != 2:
-            return u_picture(np.zeros((4, 1)), 2, 2, "max_k |U|: press Start" if not self.history else
-                             "max_k |U| (not saved with the run)")
-        return u_picture(U, data["n_out"], data["n_in"], f"max_k |U| ({data.get('label', '')})")
+            if not self.history:
+                title = "max_k |U|"
+            elif self.runner.running and data.get("method") == 2:
+                title = "max_k |U|: none (fully connected)"
+            else:
+                title = "max_k |U|: not saved with runs"
+            return u_picture(np.zeros((int(np.prod(shape)), 1)), *shape, title)
+        return u_picture(U, data["n_out"], data["n_in"], f"max_k |U|: {self._u_label(data)}")
+
+    @staticmethod
+    def _u_label(data) -> str:
+        """The sparsity of the U shown, and whether it is the chosen one (short: a plot title)."""
+        label = data.get("label", "")
+        short = label.removeprefix("msr, ").removesuffix(" sparsity")
+        return f"{short} (chosen)" if label and label == data.get("chosen") else f"{short} (baseline)"
 
     def _draw_hist(self, data):
-        U = (data or {}).get("U")
-        return u_histogram(U if U is not None and data.get("method") == 2 else np.zeros(1))
+        data = data or {}
+        U = data.get("U")
+        if U is None or data.get("method") != 2:
+            return u_histogram(np.zeros(1))
+        return u_histogram(U, f"|U|: {self._u_label(data)}")
+
+    def _show_reading(self, data: dict):
+        """The text beside the pictures, from the frame they draw."""
+        self._reading.object = self._reading_text(data)
+        self._u_reading.object = self._u_reading_text(data)
+
+    def _reading_text(self, data: dict) -> str:
+        shown = data.get("shown")
+        if shown is None:
+            return ""
+        r, i = shown["reading"], shown["index"]
+        where = f"step {shown['step']}" if shown["step"] is not None else f"snapshot {i}"
+        place = " (the last)" if i == shown["count"] - 1 else " (the first)" if i == 0 else ""
+        head = f"**{'final, ' if shown['final'] else ''}{where}** · snapshot {i}{place}"
+        if data.get("trial") is not None:
+            head += f" · trial {int(data['trial']) + 1}"
+        scored = ("the scored partition after the lab's merge pass" if shown["merged"] else
+                  "the scored partition" if shown["final"] else "argmax per row")
+        lo, hi = r.row_max
+        rows = f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f} to {hi:.2f}"
+        soft = "; still soft, so the snapped A is what is scored" if lo < 0.5 else ""
+        return (f"{head}  \nsnapped A ({scored}): partition distance **{r.distance}** to A_gt · "
+                f"{r.blocks} shared parameter{'s' if r.blocks != 1 else ''} (A_gt: {r.true_blocks})  \n"
+                f"relaxed A: the largest entry of a row is {rows} (1 = a hard choice){soft}")
+
+    def _u_reading_text(self, data: dict) -> str:
+        if data.get("method") != 2 or data.get("U") is None:
+            return ""
+        history = data.get("history") or []
+        step = history[-1].get("step") if history else None
+        label, chosen = data.get("label", ""), data.get("chosen")
+        which = (" (the chosen sparsity)" if label == chosen else
+                 f" (a baseline; the chosen {chosen} runs last)" if chosen else "")
+        done = "final U" if not self.runner.running else f"U at step {step}"
+        return f"{done} of **{label}**{which}"
+
+    def _on_scrub(self, event=None):
+        """The slider moved: draw that snapshot (and move the curves' marker), unless it is following the run."""
+        if not self._following:
+            self._send(frame=False)
 
     def _send(self, frame: bool = True, final: bool = False):
-        t0 = time.perf_counter()  # curves redraw at most every CURVE_SECONDS
-        data = dict(self._view, history=list(self.history), snapshots=self.snapshots)
+        t0 = time.perf_counter()  # curves redraw at most every CURVE_SECONDS, and when the slider moves
+        data = self._frame_data()
+        self._show_reading(data)
         self._pipe.send(data)
-        if final or t0 - self._last_curves >= CURVE_SECONDS:
+        if final or not frame or t0 - self._last_curves >= CURVE_SECONDS:
             self._slow_pipe.send(data)
             self._last_curves = t0
         if frame:
@@ -296,8 +426,12 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._error.visible = False
         self.history, self.snapshots, self._summary, self.frames = [], [], {}, []
         self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}
+        if self.task == "msr":  # the run the view ends on (it runs last)
+            self._view["chosen"] = run_label("msr", config.sparsity)
         self._compare.object = pd.DataFrame()
         self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
+        self._rebuild()
+        self._slider.end, self._slider.value = 1, 0
         return self.runner.start(job)
 
     @guard("pausing the run")
@@ -324,8 +458,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self.history, self.snapshots = [], []
             self._view = {"method": 1, "task": msg.get("task", self.task), "trial": msg["trial"],
                           "gt": np.asarray(msg["gt"]), "shape": tuple(msg["shape"])}
-            self._gt_pane.object = self._draw_gt(self._view["gt"])
-            self._w_dmap(self._view["shape"])
+            self._rebuild()  # K and W's shape may differ from the last run's (or trial's)
             self._slider.end, self._slider.value = 1, 0
             self._dirty = True
         elif kind == "step":
@@ -333,7 +466,9 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self.snapshots.append(msg["A"])
             self._dirty = True
         elif kind == "layer":  # method 2
-            self._view = {"method": 2, "task": "msr", "n_out": msg["n_out"], "n_in": msg["n_in"]}
+            self._view = {"method": 2, "task": "msr", "n_out": msg["n_out"], "n_in": msg["n_in"],
+                          "chosen": self._view.get("chosen")}
+            self._rebuild()  # U's picture is sized from the layer
         elif kind == "msr":
             self.history.append(msg["rec"])
             if msg.get("U") is not None:  # a copy: a thread job's U is the learner's live array
@@ -354,8 +489,12 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if self.snapshots:
             follow = self._slider.value >= self._slider.end - 1
             self._slider.end = max(len(self.snapshots) - 1, 1)
-            if follow:
-                self._slider.value = len(self.snapshots) - 1
+            if follow:  # the slider follows the newest snapshot; the frame below draws it
+                self._following = True
+                try:
+                    self._slider.value = len(self.snapshots) - 1
+                finally:
+                    self._following = False
         self._send(final=not self.runner.running)  # the last frame always redraws the curves too
         self._dirty = False
 
@@ -365,15 +504,17 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         text = task
         if self._view.get("trial"):
             text += f" · trial {self._view['trial'] + 1}"
-        if "partition_distance" in last:
-            text += (f" · step {last['step']} · upper {last['upper']:.4g} · partition distance "
-                     f"{last['partition_distance']:g}")
+        if "upper" in last:  # the partition distance of the snapshot drawn is in the reading beside it
+            text += f" · step {last['step']} · upper {last['upper']:.4g}"
         elif "outer_loss" in last:
             text += f" · {last.get('label', '')} step {last['step']} · outer loss {last['outer_loss']:.4g}"
         pd_final = self._summary.get("partition_distance")
         if pd_final is not None:
             merged = self._summary.get("merged", "snapped_partition_distance" in self._summary)
             how = "after snapping and the lab's merge pass" if merged else "after snapping"
+            trials = self._summary.get("trials") or 1
+            if trials > 1:
+                how = f"mean of {trials} trials, {how}; the pictures show the last trial"
             text += f"  \nfinal partition distance **{pd_final:g}** ({how})"
         return text
 
@@ -441,8 +582,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             shape = weight_shape(make_task(cfg, cfg.seed)) if cfg is not None else (1, gt.size)
         self._view = {"method": 1, "task": task, "gt": gt, "shape": tuple(shape)}
         self._m1.visible, self._m2.visible = True, False
-        self._gt_pane.object = self._draw_gt(gt)
-        self._w_dmap(shape)
+        self._rebuild()
         if self.snapshots and summary.get("labels") is not None:  # the scored partition of the last trial
             labels = np.asarray(summary["labels"])
             self._view["final"] = {"selection": snapped_matrix(self.snapshots[-1], labels),

@@ -11,11 +11,12 @@ def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tup
                    title: str = ""):
     """The relaxed A (ordered by the true blocks), the snapped 0/1 matrix of ``labels`` in the same rows and
     columns (the matrix the partition distance is computed from: pass the result's ``labels``, merged when the
-    merge pass ran), A_gt, the implied weight pattern, and the learning curves."""
+    merge pass ran), A_gt, the implied weight pattern, and the learning curves.  The snapped panel's title states
+    the partition distance of the very matrix it shows (``read_snapshot``), and W is coloured by that partition."""
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
 
-    from ..sharing.partition import snapped_matrix
+    from ..sharing.partition import read_snapshot, snapped_matrix
     from .palette import PALETTE
 
     cols = 5 if history else 4
@@ -24,9 +25,9 @@ def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tup
     rows, columns = order(A, gt)
     axes[0].imshow(A[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
     axes[0].set_title("A relaxed (softmax)", fontsize=10)
-    S = snapped_matrix(A, labels)
-    axes[1].imshow(S[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
-    axes[1].set_title("A snapped (0/1, scored)", fontsize=10)
+    reading = read_snapshot(A, gt, snapped_matrix(A, labels))
+    axes[1].imshow(reading.snapped[np.ix_(rows, columns)], cmap="Blues", vmin=0, vmax=1)
+    axes[1].set_title(f"A snapped: partition distance {reading.distance}", fontsize=10)
     G = np.zeros((gt.size, gt.max() + 1))
     G[np.arange(gt.size), gt] = 1
     axes[2].imshow(G[rows], cmap="Blues", vmin=0, vmax=1)
@@ -34,7 +35,7 @@ def sharing_figure(A: np.ndarray, gt: np.ndarray, labels: np.ndarray, shape: tup
     for ax in axes[:3]:
         ax.set_xlabel("shared parameter")
         ax.set_ylabel("weight entry")
-    lab = canonical(labels).reshape(shape)
+    lab = canonical(reading.labels).reshape(shape)
     n = int(lab.max()) + 1
     axes[3].imshow(lab, cmap=ListedColormap(PALETTE[:max(n, 1)]), vmin=-0.5, vmax=n - 0.5)
     axes[3].set_title(f"implied W: {n} shared parameters", fontsize=10)

@@ -7,6 +7,8 @@ matching of blocks, an assignment problem (``scipy.optimize.linear_sum_assignmen
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -118,3 +120,35 @@ def is_refinement(fine, coarse) -> bool:
     """Whether every block of ``fine`` lies inside one block of ``coarse`` (a finer-or-equal partition)."""
     C = contingency(fine, coarse)
     return bool(((C > 0).sum(1) == 1).all())
+
+
+@dataclass(frozen=True)
+class SnapshotReading:
+    """What a picture of a sharing matrix A says, every number computed from the 0/1 matrix drawn."""
+
+    snapped: np.ndarray  # the 0/1 K x K matrix scored, in the columns of A
+    labels: np.ndarray  # its 1 per row (argmax): the partition scored
+    distance: int  # partition distance of ``labels`` to the truth
+    blocks: int  # shared parameters the partition uses
+    true_blocks: int  # blocks of the truth
+    row_max: tuple[float, float]  # the smallest and largest row maximum of the relaxed A (1: a hard choice)
+
+
+def read_snapshot(A: np.ndarray, gt, snapped=None) -> SnapshotReading:
+    """Read a (snapshot of the) relaxed A against the true partition ``gt``: ``snapped`` is the 0/1 matrix scored
+    (``snapped_matrix(A)``, A's argmax per row, when None; pass the result's ``selection`` for the final,
+    possibly merged partition), and the distance and block count are computed from that very matrix.
+
+    >>> A = np.array([[0.5, 0.5, 0.0], [0.1, 0.8, 0.1], [0.0, 0.3, 0.7]])
+    >>> r = read_snapshot(A, gt=[0, 0, 1])
+    >>> r.labels.tolist(), r.distance, r.blocks, r.true_blocks, r.row_max
+    ([0, 1, 2], 1, 3, 2, (0.5, 0.8))
+    """
+    A = np.asarray(A)
+    S = snapped_matrix(A) if snapped is None else np.asarray(snapped)
+    if S.shape[0] != A.shape[0] or not ((S == 0) | (S == 1)).all() or not (S.sum(1) == 1).all():
+        raise ValueError(f"not a 0/1 matrix with one 1 per row for the {A.shape[0]} rows of A")
+    labels, gt = S.argmax(1), np.asarray(gt)
+    rows = A.max(1)
+    return SnapshotReading(S, labels, partition_distance(labels, gt), int(np.unique(labels).size),
+                           int(np.unique(gt).size), (float(rows.min()), float(rows.max())))
