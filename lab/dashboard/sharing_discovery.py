@@ -35,7 +35,7 @@ from ..sharing.tasks import weight_shape
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
-from .layout import SidebarPane
+from .layout import SidebarPane, titled
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -144,7 +144,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["shr-task"]),
             *self._opts.values(), self._method1,
             pn.Row(intw("steps", "steps"), intw("trials", "trials", 80), intw("seed", "seed", 80)),
-            pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["shr-worker"]),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["shr-worker"]),
+                   "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
