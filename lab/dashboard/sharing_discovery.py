@@ -35,7 +35,7 @@ from ..sharing.tasks import weight_shape
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
-from .layout import SidebarPane, titled
+from .layout import SidebarPane, scroll_box, titled
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -151,12 +151,10 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
         # the pictures: the fast ones get fresh DynamicMaps whenever the matrices change shape (``_rebuild``)
-        self._a_pane = pn.pane.HoloViews(None, css_classes=["shr-relaxed"])
-        self._snapped_pane = pn.pane.HoloViews(None, css_classes=["shr-snapped"])
-        self._gt_pane = pn.pane.HoloViews(None, css_classes=["shr-gt"])
-        self._w_pane = pn.pane.HoloViews(None, css_classes=["shr-weights"])
-        self._u_pane = pn.pane.HoloViews(None, css_classes=["shr-u"])
-        self._hist_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", css_classes=["shr-u-hist"])
+        # (rows, not FlexBoxes: in a tab not shown yet Bokeh lays a fixed-size plot in a FlexBox out collapsed)
+        self._matrices = pn.Row()  # relaxed A, snapped A, A_gt
+        self._w_box = pn.Column()
+        self._u_row = pn.Row(sizing_mode="stretch_width")  # max |U| and its histogram
         curves = dict(linked_axes=False, sizing_mode="stretch_width")  # losses and penalties: each its own axes
         self._loss_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]), **curves,
                                             css_classes=["shr-curves"])
@@ -168,18 +166,17 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._reading = pn.pane.Markdown("", width=420, css_classes=["shr-reading"])  # what the pictures say
         self._u_reading = pn.pane.Markdown("", css_classes=["shr-u-reading"])
         self._m1 = pn.Column(
-            pn.FlexBox(self._a_pane, self._snapped_pane, self._gt_pane, sizing_mode="stretch_width"),
-            pn.FlexBox(self._w_pane,
-                       pn.Column(self._slider, self._reading, pn.pane.Markdown(
+            scroll_box(self._matrices, css_classes=["shr-matrices"]),
+            scroll_box(pn.Row(self._w_box, pn.Column(self._slider, self._reading, pn.pane.Markdown(
                            "Rows of A are weight entries, columns shared parameters, both ordered by the true blocks "
                            "they are matched to. Left: the relaxed A (softmax of the logits). Middle: the snapped 0/1 "
                            "matrix the partition distance is computed from (argmax per row; the final one after the "
                            "lab's merge pass when it is on). W is coloured by that partition.",
-                           width=420, styles={"font-size": "90%"})), sizing_mode="stretch_width"),
+                           width=420, styles={"font-size": "90%"}))), css_classes=["shr-weights-box"]),
             pn.Row(self._loss_pane, self._penalty_pane, sizing_mode="stretch_width"), sizing_mode="stretch_width")
         self._compare = pn.pane.DataFrame(pd.DataFrame(), index=False, css_classes=["shr-compare"])
         self._m2 = pn.Column(
-            self._u_reading, pn.FlexBox(self._u_pane, self._hist_pane, sizing_mode="stretch_width"),
+            self._u_reading, self._u_row,
             pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False,
             sizing_mode="stretch_width")
         self._rebuild()
@@ -218,12 +215,17 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         the new one)."""
         self._pipe = hv.streams.Pipe(data=self._frame_data())
         streams = [self._pipe]
-        self._a_pane.object = hv.DynamicMap(self._draw_a, streams=streams)
-        self._snapped_pane.object = hv.DynamicMap(self._draw_snapped, streams=streams)
-        self._w_pane.object = hv.DynamicMap(self._draw_w, streams=streams)
-        self._gt_pane.object = self._draw_gt(self._view.get("gt"))
-        self._u_pane.object = hv.DynamicMap(self._draw_u, streams=streams)
-        self._hist_pane.object = hv.DynamicMap(self._draw_hist, streams=streams)
+        self._a_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=streams), css_classes=["shr-relaxed"])
+        self._snapped_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_snapped, streams=streams),
+                                               css_classes=["shr-snapped"])
+        self._gt_pane = pn.pane.HoloViews(self._draw_gt(self._view.get("gt")), css_classes=["shr-gt"])
+        self._w_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_w, streams=streams), css_classes=["shr-weights"])
+        self._u_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=streams), css_classes=["shr-u"])
+        self._hist_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=streams),
+                                            sizing_mode="stretch_width", css_classes=["shr-u-hist"])
+        self._matrices.objects = [self._a_pane, self._snapped_pane, self._gt_pane]
+        self._w_box.objects = [self._w_pane]
+        self._u_row.objects = [self._u_pane, self._hist_pane]
         self._show_reading(self._pipe.data)
 
     def _clear(self):
