@@ -149,3 +149,25 @@ def test_the_scored_snapped_matrix_is_drawn_next_to_the_relaxed_a(tmp_path):
     fresh = SharingDiscovery(results=str(tmp_path))
     assert fresh.load(str(next(tmp_path.iterdir()))) and fresh.merge
     np.testing.assert_array_equal(np.asarray(fresh._view["final"]["selection"]), S)
+
+
+def test_a_run_stopped_before_its_first_trial_ended_loads_with_empty_pictures(tmp_path):
+    """Its settings and curves are shown, its pictures are placeholders of the saved weight shape (no matrices
+    were recorded): loading it is not an error."""
+    import json
+
+    import pandas as pd
+
+    run = tmp_path / "20250101-000000-conv-1-3"
+    run.mkdir()
+    run.joinpath("config.json").write_text(json.dumps({
+        "config": SharingConfig(task="conv").with_defaults().to_dict(), "status": "stopped",
+        "summary": {"task": "conv", "trials": 1, "shape": [2, 3]}}))
+    pd.DataFrame([{"step": 0, "upper": 1.0, "lower": 1.0, "entropy": 0.1, "nuclear": 0.1,
+                   "partition_distance": 1.0}]).to_csv(run / "history.csv", index=False)
+    pane = SharingDiscovery(results=str(tmp_path))
+    assert pane.load(str(run)) is True
+    assert not pane._error.visible
+    assert "stopped" in pane._status.object
+    assert pane._view["shape"] == (2, 3) and "gt" not in pane._view
+    assert pane._w_pane.object[()] is not None  # the W placeholder is drawn

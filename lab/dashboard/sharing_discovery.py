@@ -556,10 +556,9 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         elif "ground_truth" in summary:
             self._load_method1(summary, cfg, task)
         else:  # stopped before its first trial ended: its settings and curves, no matrices
-            self._view = {"method": 1, "task": task}
+            self._view = {"method": 1, "task": task, "shape": tuple(summary.get("shape") or (1, 1))}
             self._m1.visible, self._m2.visible = True, False
-            self._gt_pane.object = self._draw_gt(None)
-            self._w_dmap(summary.get("shape") or (1, 1))
+            self._rebuild()  # placeholders: no A_gt, an empty W
             self._slider.end, self._slider.value = 1, 0
         self._send(final=True)
         status = run.meta.get("status", "?")
