@@ -15,13 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from browser import chromium_page, panel_server  # noqa: E402
+from browser import chromium_page, panel_server, run_to_end  # noqa: E402
 
 from lab.dashboard import PANES  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
-#: a tab's Start button and status line (the run's state word is the status line's first word)
+#: the css prefix of a tab's Start button and status line
 RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr"}
 
 
@@ -31,19 +31,6 @@ def slug(title: str) -> str:
 
 def image_name(title: str, width: int, height: int) -> str:
     return f"{slug(title)}-{width}x{height}.png"
-
-
-def run_tab(page, prefix: str, timeout_ms: int = 600_000) -> str:
-    """Press the tab's Start and wait until its run has ended; returns the status line."""
-    page.locator(f"{prefix}-start button").click()
-    status = page.locator(f"{prefix}-status p").first  # re-rendered on every update: read it afresh each time
-    for _ in range(timeout_ms // 500):
-        text = status.inner_text()
-        if re.match(r"(done|stopped|failed)\b", text):
-            page.wait_for_timeout(1500)  # the last frame is drawn
-            return text
-        page.wait_for_timeout(500)
-    raise TimeoutError(f"the run did not end within {timeout_ms / 1000:.0f} s: {text}")
 
 
 def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> list[Path]:
@@ -58,7 +45,9 @@ def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> 
                     page.get_by_text(title, exact=True).first.click()
                     page.wait_for_timeout(3000)
                     if run and title in RUNS:
-                        print(f"{title}: {run_tab(page, RUNS[title]).splitlines()[0]}", file=sys.stderr)
+                        status = run_to_end(page, RUNS[title], timeout=600)
+                        print(f"{title}: {status.splitlines()[0]}", file=sys.stderr)
+                        page.wait_for_timeout(1500)  # the last frame is drawn
                     path = out / image_name(title, w, h)
                     page.screenshot(path=str(path), full_page=full_page)
                     saved.append(path)

@@ -126,6 +126,22 @@ def server_errors(log: Path) -> list[str]:
             and not e.rstrip().splitlines()[-1].strip().startswith(_CLOSED_SOCKET)]
 
 
+def run_to_end(page, prefix: str, settings: dict | None = None, timeout: float = WAIT) -> str:
+    """Fill a job pane's setting boxes (``{css class: value}``), press its Start (``{prefix}-start``) and wait
+    until the run has ended: its status line (``{prefix}-status``) says done / stopped / failed and Start is
+    enabled again.  Returns the status line's first paragraph."""
+    from playwright.sync_api import expect
+
+    for box, value in (settings or {}).items():
+        page.locator(f"{box} input").fill(value)
+        page.locator(f"{box} input").press("Tab")
+    page.locator(f"{prefix}-start button").click()
+    status = page.locator(f"{prefix}-status")
+    expect(status).to_contain_text(re.compile(r"^\s*(done|stopped|failed)\b"), timeout=timeout * 1000)
+    expect(page.locator(f"{prefix}-start button")).to_be_enabled(timeout=timeout * 1000)
+    return page.locator(f"{prefix}-status p").first.inner_text()  # the text lives in the shadow DOM
+
+
 @contextmanager
 def screenshot_on_failure(page, name: str):
     """Save ``test-artifacts/<name>_failure.png`` if the block raises, then re-raise."""

@@ -3,11 +3,10 @@ container without a usable scroll bar — in its first state and after a short r
 real shapes).  Screenshots of each tab at both sizes go to ``test-artifacts/``."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from browser import ARTIFACTS, chromium_page, cut_plots, panel_server, require_chromium, screenshot_on_failure
+from browser import (ARTIFACTS, chromium_page, cut_plots, panel_server, require_chromium, run_to_end,
+                     screenshot_on_failure)
 
 from lab.dashboard import PANES
 
@@ -30,17 +29,6 @@ def _check(page, title: str, when: str, problems: list) -> None:
                      for c in cut]
 
 
-def _run(page, prefix: str, settings: dict) -> None:
-    from playwright.sync_api import expect
-
-    for box, value in settings.items():
-        page.locator(f"{box} input").fill(value)
-        page.locator(f"{box} input").press("Tab")
-    page.locator(f"{prefix}-start button").click()
-    expect(page.locator(f"{prefix}-status")).to_contain_text(re.compile(r"^\s*(done|stopped|failed)\b"))
-    expect(page.locator(f"{prefix}-start button")).to_be_enabled()
-
-
 def test_every_tab_fits_both_screens():
     require_chromium()
     from playwright.sync_api import expect
@@ -55,6 +43,6 @@ def test_every_tab_fits_both_screens():
             page.wait_for_timeout(1500)  # the tab's plots render
             _check(page, title, "first", problems)
             if title in RUNS:
-                _run(page, *RUNS[title])
+                run_to_end(page, *RUNS[title])
                 _check(page, title, "run", problems)
     assert not problems, "\n".join(problems)
