@@ -31,7 +31,14 @@ def quick_report(tmp_path_factory):
     import json
     import subprocess
     import sys
+    from pathlib import Path
 
+    kept = os.environ.get("LAB_QUICK_REPORT_DIR")
+    if kept:  # developing one family: reuse a report written by `lab reproduce --quick --only ... --out DIR`
+        report = json.loads((Path(kept) / "report.json").read_text())
+        printed = {"claims": [{k: v for k, v in c.items() if k not in ("evidence", "profile")}
+                              for c in report["claims"]], "report": report["report"]}
+        return printed, report
     out = tmp_path_factory.mktemp("reproduce-quick")
     env = dict(os.environ, LAB_PROGRESS_DELAY="0")
     proc = subprocess.run([sys.executable, "-m", "lab", "reproduce", "--quick", "--json", "--device", "cpu",
@@ -45,8 +52,10 @@ def quick_report(tmp_path_factory):
 @pytest.fixture(scope="session")
 def quick_outcomes(quick_report):
     """The quick report's claims as ``lab.reproduce.Outcome`` objects, by id."""
-    from lab.reproduce import Outcome
+    from lab.reproduce import Null, Outcome
 
     _, report = quick_report
-    return {c["id"]: Outcome(measured=c["measured"], holds=c["holds"], settings=c["settings"],
-                             evidence=c["evidence"], note=c["note"]) for c in report["claims"]}
+    return {c["id"]: Outcome(measured=c["measured"], holds=c["criterion_met"], settings=c["settings"],
+                             evidence=c["evidence"], note=c["note"], criterion=c["criterion"],
+                             null=None if c["null"] is None else Null(**c["null"]), accuracy=c["accuracy"],
+                             variants=c["variants"]) for c in report["claims"]}

@@ -10,16 +10,33 @@ import json
 import time
 from pathlib import Path
 
-from .claim import PAPERS
+from .claim import KINDS, PAPERS, UNCOVERED
 
-VERDICT = {True: ("holds", "ok"), False: ("does not hold", "bad"), None: ("no pass/fail form", "na")}
+CSS_CLASS = {"holds": "ok", "does not hold": "bad", "no power at these settings": "warn", "no null check": "warn",
+             "no pass/fail form": "na", "error": "bad"}
 
 
 def verdict(result) -> tuple[str, str]:
     """(text, css class) of a claim's outcome."""
-    if result.status == "error":
-        return "error", "bad"
-    return VERDICT[result.holds]
+    text = result.verdict
+    return text, CSS_CLASS[text]
+
+
+def coverage(report) -> list[dict]:
+    """Every seed paper by its own title: the checks of this report that cover it (id, kind, verdict) and what it
+    claims that no check covers yet."""
+    from . import load_claims
+
+    registered = load_claims()
+    measured = {r.id: r for r in report.results}
+    out = []
+    for key, title in PAPERS.items():
+        ids = [cid for cid, c in registered.items() if c.paper == key]
+        out.append({"paper": key, "title": title,
+                    "covered": [{"id": cid, "kind": registered[cid].kind,
+                                 "verdict": measured[cid].verdict if cid in measured else "not run"} for cid in ids],
+                    "uncovered": list(UNCOVERED.get(key, []))})
+    return out
 
 
 def report_dict(report) -> dict:
@@ -28,6 +45,7 @@ def report_dict(report) -> dict:
     return {"format": 1, "profile": report.profile, "status": report.status, "device": report.device,
             "lab_version": __version__, "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "seconds": round(report.seconds, 3), "counts": report.counts(), "papers": PAPERS,
+            "coverage": coverage(report), "shared_runs": report.shared,
             "claims": [r.to_dict() for r in report.results], "report": str(report.html_path)}
 
 
@@ -42,15 +60,27 @@ def _rounded(value):
     return value
 
 
-def short(value, limit: int = 160) -> str:
-    """A JSON value as one line of text for the tables (floats to 4 significant digits)."""
+def short(value, limit: int | None = None) -> str:
+    """A JSON value as text for the tables, whole (floats to 4 significant digits, dicts as ``key: value`` pairs,
+    a missing value as a dash); ``limit`` cuts only where a one-line terminal table needs it."""
+    text = readable(value)
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def readable(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
-        text = f"{value:.4g}"
-    elif isinstance(value, str):
-        text = value
-    else:
-        text = json.dumps(_rounded(value), default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return f"{value:.4g}"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {readable(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(readable(v) for v in value) + "]"
+    return json.dumps(_rounded(value), default=str)
 
 
 CSS = """
@@ -60,7 +90,8 @@ h1{font-size:1.6em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #d
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em} td,th{border:1px solid #ddd;padding:.25em .5em;
 vertical-align:top;text-align:left} th{background:#f5f5f5} caption{text-align:left;font-weight:600;padding:.3em 0}
 .ok{background:#e6f4ea;color:#137333;font-weight:600} .bad{background:#fce8e6;color:#a50e0e;font-weight:600}
-.na{background:#f1f3f4;color:#555} .badge{padding:.1em .5em;border-radius:.3em;white-space:nowrap}
+.na{background:#f1f3f4;color:#555} .warn{background:#fef7e0;color:#8a5a00;font-weight:600}
+.kind{font-size:.8em;color:#555;border:1px solid #ccc;border-radius:.3em;padding:0 .3em;white-space:nowrap} .badge{padding:.1em .5em;border-radius:.3em;white-space:nowrap}
 .note{background:#fffbe6;border-left:4px solid #f0c36d;padding:.4em .8em;margin:.6em 0}
 img{max-width:100%;margin:.3em 0} code{background:#f5f5f5;padding:0 .2em} details{margin:.4em 0}
 """
@@ -77,33 +108,100 @@ def _figure_html(item: dict) -> str:
     return f"<img alt='{html.escape(item.get('title', ''))}' src='data:image/png;base64,{data}'>"
 
 
+def _null_text(r) -> str:
+    if r.null is None:
+        return "none declared"
+    outcome = "passes too: no power" if r.null.get("holds") else "fails, as it must"
+    return f"{r.null.get('baseline', '')}: {readable(r.null.get('measured'))} ({outcome})"
+
+
+def _accuracy_text(accuracy) -> str:
+    """{"perm": {"nom": 0.9, ..., "chance": 0.5}} as "perm: nom 0.90, aug 0.88 (chance 0.50)"."""
+    if not accuracy:
+        return ""
+    parts = []
+    for exp, acc in accuracy.items():
+        if not isinstance(acc, dict):
+            parts.append(f"{exp}: {readable(acc)}")
+            continue
+        models = ", ".join(f"{k} {v:.2f}" if isinstance(v, (int, float)) else f"{k} {readable(v)}"
+                           for k, v in acc.items() if k not in ("chance", "majority"))
+        base = ", ".join(f"{k} {acc[k]:.2f}" for k in ("chance", "majority") if isinstance(acc.get(k), (int, float)))
+        parts.append(f"{exp}: {models}" + (f" ({base})" if base else ""))
+    return "; ".join(parts)
+
+
+def _kind_badge(r) -> str:
+    return "" if r.kind == "claim" else f" <span class='kind'>{html.escape(KINDS.get(r.kind, r.kind))}</span>"
+
+
 def summary_table_html(report) -> str:
     rows = []
     for r in report.results:
         text, css = verdict(r)
-        rows.append(f"<tr><td><a href='#{r.id}'><code>{r.id}</code></a></td><td>{html.escape(r.paper)}</td>"
+        acc = _accuracy_text(r.accuracy)
+        rows.append(f"<tr><td><a href='#{r.id}'><code>{r.id}</code></a>{_kind_badge(r)}</td>"
                     f"<td>{html.escape(r.where)}</td><td>{html.escape(short(r.paper_value))}</td>"
-                    f"<td>{html.escape(short(r.measured))}</td><td><span class='badge {css}'>{text}</span></td>"
-                    f"<td>{r.seconds:.1f}</td></tr>")
-    return ("<table><thead><tr><th>claim</th><th>source</th><th>where</th><th>the paper says</th>"
-            "<th>the lab measures</th><th>verdict</th><th>s</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table>")
+                    f"<td>{html.escape(short(r.measured))}"
+                    + (f"<br><small>accuracy: {html.escape(acc)}</small>" if acc else "") +
+                    f"</td><td><span class='badge {css}'>{text}</span><br><small>null: "
+                    f"{html.escape(_null_text(r))}</small></td><td>{r.seconds:.1f}</td></tr>")
+    return ("<table><thead><tr><th>claim</th><th>where</th><th>the paper says</th>"
+            "<th>the lab measures</th><th>verdict (and the null check)</th><th>own s</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+def papers_html(report) -> str:
+    """The seed papers by their titles: the checks covering each, and its claims not yet covered."""
+    items = []
+    for p in coverage(report):
+        covered = ", ".join(f"<a href='#{c['id']}'><code>{c['id']}</code></a> ({html.escape(c['verdict'])}"
+                            + ("" if c["kind"] == "claim" else f", {html.escape(c['kind'])}") + ")"
+                            for c in p["covered"]) or "none yet"
+        uncovered = "".join(f"<li>{html.escape(u)}</li>" for u in p["uncovered"])
+        items.append(f"<li><b>{html.escape(p['title'])}</b><br>covered: {covered}"
+                     + (f"<br>not yet covered:<ul>{uncovered}</ul>" if uncovered else "") + "</li>")
+    return "<h2 id='papers'>The seed papers</h2><ul>" + "".join(items) + "</ul>"
+
+
+def shared_html(report) -> str:
+    if not report.shared:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{e['seconds']:.1f}</td>"
+                   f"<td>{html.escape(', '.join(e.get('used_by') or [e.get('built_by') or '']))}</td></tr>"
+                   for label, e in report.shared.items())
+    return ("<details><summary>Runs shared between claims (timed apart from the claims)</summary><table><thead>"
+            "<tr><th>run</th><th>s</th><th>used by</th></tr></thead><tbody>" + rows + "</tbody></table></details>")
 
 
 def claim_html(r) -> str:
     text, css = verdict(r)
-    settings = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(short(v, 400))}</td></tr>"
+    settings = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(short(v))}</td></tr>"
                        for k, v in r.settings.items())
     figures = "".join(_figure_html(item) for item in r.evidence)
     note = f"<div class='note'>{html.escape(r.note)}</div>" if r.note else ""
     resumed = " (kept from an earlier run)" if r.resumed else ""
-    return (f"<h2 id='{r.id}'><code>{r.id}</code> <span class='badge {css}'>{text}</span></h2>"
+    shared = "".join(f"; shared run '{html.escape(s['run'])}' {s['seconds']:.1f} s" for s in r.shared)
+    acc = _accuracy_text(r.accuracy)
+    variants = ""
+    if r.variants:
+        variants = ("<table><caption>Named variants, run side by side (they do not decide the verdict)</caption>"
+                    "<thead><tr><th>variant</th><th>what</th><th>measured</th><th>criterion met</th></tr></thead>"
+                    "<tbody>" + "".join(f"<tr><td>{html.escape(str(v.get('name', '')))}</td>"
+                                        f"<td>{html.escape(str(v.get('what', '')))}</td>"
+                                        f"<td>{html.escape(readable(v.get('measured')))}</td>"
+                                        f"<td>{html.escape(readable(v.get('holds')))}</td></tr>"
+                                        for v in r.variants) + "</tbody></table>")
+    return (f"<h2 id='{r.id}'><code>{r.id}</code> <span class='badge {css}'>{text}</span>{_kind_badge(r)}</h2>"
             f"<p><b>{html.escape(PAPERS.get(r.paper, r.paper))}</b>, {html.escape(r.where)}</p>"
             f"<p><i>{html.escape(r.claim)}</i></p>"
-            f"<table><tr><th>paper</th><td>{html.escape(short(r.paper_value, 400))}</td></tr>"
-            f"<tr><th>lab</th><td>{html.escape(short(r.measured, 400))}</td></tr>"
-            f"<tr><th>seconds</th><td>{r.seconds:.1f}{resumed}</td></tr></table>{note}"
-            f"<details><summary>settings</summary><table>{settings}</table></details>{figures}")
+            f"<table><tr><th>paper</th><td>{html.escape(short(r.paper_value))}</td></tr>"
+            f"<tr><th>criterion</th><td>{html.escape(r.criterion or '—')}</td></tr>"
+            f"<tr><th>lab</th><td>{html.escape(short(r.measured))}</td></tr>"
+            f"<tr><th>null check</th><td>{html.escape(_null_text(r))}</td></tr>"
+            + (f"<tr><th>accuracy</th><td>{html.escape(acc)}</td></tr>" if acc else "") +
+            f"<tr><th>seconds</th><td>{r.seconds:.1f} (the claim's own){resumed}{shared}</td></tr></table>{note}"
+            f"{variants}<details><summary>settings</summary><table>{settings}</table></details>{figures}")
 
 
 def html_page(report) -> str:
@@ -116,8 +214,11 @@ def html_page(report) -> str:
             f"<h1>Symmetry Lab — reproduction report ({html.escape(report.profile)})</h1>"
             f"<p>{len(report.results)} claim{'s' if len(report.results) != 1 else ''}: {counts}. Device {html.escape(report.device)}; "
             f"{report.seconds:.0f} s. Each claim is measured with the lab's own functions; <b>quick</b> runs "
-            f"reduced settings in minutes on a laptop CPU, <b>full</b> the papers' own settings.</p>{stopped}"
-            f"{summary_table_html(report)}" + "".join(claim_html(r) for r in report.results) + "</body></html>")
+            f"reduced settings in minutes on a laptop CPU, <b>full</b> the papers' own settings. A claim holds only "
+            f"when its criterion is met and the same criterion fails on a baseline that must fail it (its null "
+            f"check); where the baseline passes too, the claim has no power at these settings.</p>{stopped}"
+            f"{summary_table_html(report)}{shared_html(report)}{papers_html(report)}"
+            + "".join(claim_html(r) for r in report.results) + "</body></html>")
 
 
 def write_report(report) -> None:
@@ -133,10 +234,10 @@ def write_report(report) -> None:
 def text_table(report) -> str:
     """The lines ``lab reproduce`` prints: one per claim."""
     width = max((len(r.id) for r in report.results), default=10)
-    lines = [f"{'claim':<{width}}  {'verdict':<17} {'seconds':>8}  lab (paper)"]
+    lines = [f"{'claim':<{width}}  {'verdict':<26} {'seconds':>8}  lab (paper)"]
     for r in report.results:
         text, _ = verdict(r)
-        lines.append(f"{r.id:<{width}}  {text:<17} {r.seconds:>8.1f}  {short(r.measured, 70)} "
+        lines.append(f"{r.id:<{width}}  {text:<26} {r.seconds:>8.1f}  {short(r.measured, 70)} "
                      f"({short(r.paper_value, 40)})")
     c = report.counts()
     lines.append(", ".join(f"{v} {k}" for k, v in c.items() if v) + f"; report: {report.html_path}")

@@ -47,13 +47,34 @@ class ClaimResult:
     status: str = "finished"  # finished, error, skipped (stopped before it ran)
     resumed: bool = False  # read back from an earlier run's claim file
     profile: str = "quick"
+    kind: str = "claim"  # lab.reproduce.claim.KINDS
+    criterion: str = ""  # in words, with its numbers
+    null: dict | None = None  # {"baseline", "measured", "holds"}: the criterion applied to a baseline
+    accuracy: dict | None = None  # what the trained models reached (dynamics claims)
+    variants: list = field(default_factory=list)  # named variants run side by side
+    criterion_met: bool | None = None  # the criterion on the measurement (``holds`` also needs power)
+    shared: list = field(default_factory=list)  # [{"run", "seconds", "built_by"}]: shared runs this claim used
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
+    #: added with the null checks: ``criterion`` in words, ``null_holds`` (the criterion on the baseline; True means
+    #: no power), ``accuracy`` (where it applies), ``verdict`` (holds / does not hold / no power at these settings /
+    #: no pass/fail form / error), ``kind``, ``null`` (the baseline and what it measured), ``variants``
+    MORE = ("criterion", "null_holds", "accuracy", "verdict", "kind", "null", "variants", "criterion_met", "shared")
+
+    @property
+    def null_holds(self) -> bool | None:
+        return None if self.null is None else bool(self.null.get("holds"))
+
+    @property
+    def verdict(self) -> str:
+        return verdict_text(self.status, self.criterion_met if self.criterion_met is not None else self.holds,
+                            self.null_holds)
 
     def public(self) -> dict:
         out = {k: getattr(self, k) for k in self.PUBLIC}
         out.update(note=self.note, status=self.status, resumed=self.resumed)
+        out.update({k: getattr(self, k) for k in self.MORE})
         return out
 
     def to_dict(self) -> dict:
@@ -63,6 +84,24 @@ class ClaimResult:
     def from_dict(cls, d: dict) -> "ClaimResult":
         keys = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in d.items() if k in keys})
+
+
+#: the verdicts, in the order the summary counts them
+VERDICTS = ("holds", "does not hold", "no power at these settings", "no null check", "no pass/fail form", "error")
+
+
+def verdict_text(status: str, criterion_met: bool | None, null_holds: bool | None) -> str:
+    """A claim holds only when its criterion is met *and* the same criterion fails on its baseline; met with a
+    baseline that passes too, it has no power at these settings; met without a null check, it is unchecked."""
+    if status == "error":
+        return "error"
+    if criterion_met is None:
+        return "no pass/fail form"
+    if not criterion_met:
+        return "does not hold"
+    if null_holds is None:
+        return "no null check"
+    return "no power at these settings" if null_holds else "holds"
 
 
 @dataclass
@@ -82,17 +121,12 @@ class Report:
     def html_path(self) -> Path:
         return self.directory / "report.html"
 
+    shared: dict = field(default_factory=dict)  # label -> {"seconds", "built_by", "used_by"}: runs shared by claims
+
     def counts(self) -> dict:
-        c = {"holds": 0, "does not hold": 0, "no pass/fail": 0, "error": 0}
+        c = dict.fromkeys(VERDICTS, 0)
         for r in self.results:
-            if r.status == "error":
-                c["error"] += 1
-            elif r.holds is True:
-                c["holds"] += 1
-            elif r.holds is False:
-                c["does not hold"] += 1
-            else:
-                c["no pass/fail"] += 1
+            c[r.verdict] += 1
         return c
 
 
@@ -150,10 +184,23 @@ def _write_json(path: Path, data: dict) -> None:
         Path(tmp).write_text(json.dumps(to_json(data), indent=1, allow_nan=False))
 
 
-def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished") -> ClaimResult:
-    return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, outcome.holds,
-                       dict(outcome.settings), round(float(seconds), 3), outcome.note, list(outcome.evidence),
-                       status, False, profile)
+def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished", shared=()) -> ClaimResult:
+    criterion = outcome.criterion or str(outcome.settings.get("criterion") or c.criterion or "")
+    null = outcome.null.to_dict() if outcome.null is not None else None
+    met = outcome.holds
+    power = null is not None and not null["holds"]
+    # ``holds`` (the contract key) is True only with power; the criterion's own answer is ``criterion_met``
+    holds = met if met is not True else (True if power else None)
+    return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, holds,
+                       dict(outcome.settings), round(max(float(seconds), 0.0), 3), outcome.note,
+                       list(outcome.evidence), status, False, profile, c.kind, criterion, null, outcome.accuracy,
+                       list(outcome.variants), met, list(shared))
+
+
+def _used(profile: Profile, cid: str) -> list:
+    """The shared runs claim ``cid`` used: [{"run", "seconds", "built_by"}]."""
+    return [{"run": label, "seconds": e["seconds"], "built_by": e["built_by"]}
+            for label, e in profile.shared.items() if cid in e["used_by"]]
 
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
@@ -202,12 +249,15 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
         if kept is not None:
             results.append(kept)
         else:
-            t1 = time.perf_counter()
+            t1, shared0 = time.perf_counter(), prof.shared_seconds
+            prof.current = c.id
             try:
                 if control is not None:
                     control.checkpoint()
                 outcome = c.measure(prof)
-                result = _result(c, outcome, time.perf_counter() - t1, profile)
+                # the claim's own seconds: the shared runs it built first are timed apart (Report.shared)
+                own = time.perf_counter() - t1 - (prof.shared_seconds - shared0)
+                result = _result(c, outcome, own, profile, shared=_used(prof, c.id))
             except (Stopped, KeyboardInterrupt):
                 status = "stopped"
                 break
@@ -220,7 +270,8 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
         state["before"] += weight
     emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
                          "report" if status == "finished" else "stopped"))
-    report = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0)
+    report = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
+                    shared=dict(prof.shared))
     if write:
         from .report import write_report
 
