@@ -157,7 +157,9 @@ def add_reproduce_parser(sub) -> None:
     sp.add_argument("--list", action="store_true", help="list the claims and exit")
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: {"claims": [{"id", "paper", "where", "claim", "paper_value", '
-                         '"measured", "holds", "settings", "seconds", ...}], "report": PATH}')
+                         '"measured", "holds", "settings", "seconds", "criterion", "null_holds", "accuracy", '
+                         '"verdict", ...}], "report": PATH}; "holds" is true only when the criterion is met and '
+                         'fails on the claim\'s baseline ("null_holds" false)')
 
 
 def pick_family(command: str, args):
@@ -436,7 +438,7 @@ def _reproduce(args) -> int:
 
     if args.list:
         for c in load_claims().values():
-            print(f"{c.id:<34} {c.paper:<9} {c.where}")
+            print(f"{c.id:<34} {c.paper:<9} {c.kind:<10} {c.where}")
         return 0
     runner.select(args.only)  # an unknown id is refused before anything runs
     printer = ProgressLine() if not args.json else None

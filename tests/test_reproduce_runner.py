@@ -2,18 +2,19 @@
 command line's contract.  The real claims run once, at the quick settings, in ``test_reproduce.py``."""
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
 
 import pytest
 
-from lab.reproduce import CLAIMS, Outcome, load_claims, runner
-from lab.reproduce.claim import claim
-from lab.reproduce.claim import CLAIM_IDS
+from lab.reproduce import CLAIMS, Null, Outcome, judge, load_claims, runner
+from lab.reproduce.claim import CLAIM_IDS, KINDS, PAPERS, claim
 from lab.cli import main
 
 CALLS = []
+FAKE = ("fake-a", "fake-b", "fake-c", "fake-d", "fake-e")
 
 
 @pytest.fixture
@@ -21,14 +22,16 @@ def fake_claims(monkeypatch):
     """Three stand-in claims (the registry is restored afterwards)."""
     saved = dict(load_claims())  # every real claim registered first, so that restoring keeps them
     CALLS.clear()
-    monkeypatch.setattr("lab.reproduce.claim.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))
-    monkeypatch.setattr("lab.reproduce.CLAIM_IDS", CLAIM_IDS + ("fake-a", "fake-b", "fake-c"))
+    monkeypatch.setattr("lab.reproduce.claim.CLAIM_IDS", CLAIM_IDS + FAKE)
+    monkeypatch.setattr("lab.reproduce.CLAIM_IDS", CLAIM_IDS + FAKE)
 
-    @claim("fake-a", "thesis", "here", "a line", paper_value=1.0, seconds={"quick": 1})
+    @claim("fake-a", "thesis", "here", "a line", paper_value=1.0, seconds={"quick": 1}, criterion="ratio < 2",
+           null="a ratio of 3")
     def a(profile):
         CALLS.append("a")
         profile.progress(0.5, "halfway")
-        return Outcome(measured=1.0, holds=True, settings={"k": 1}, evidence=[
+        holds, null = judge(lambda v: v < 2, 1.0, "a ratio of 3", 3.0)
+        return Outcome(measured=1.0, holds=holds, null=null, criterion="ratio < 2", settings={"k": 1}, evidence=[
             {"kind": "line", "title": "curve", "xlabel": "L", "ylabel": "ratio", "x": [1, 2, 4],
              "series": {"aug/nom": [0.5, None, 0.1]}, "logy": True},
             {"kind": "table", "title": "numbers <b>", "columns": ["x", "y"], "rows": [[1, 0.5], [2, None]]}])
@@ -44,13 +47,42 @@ def fake_claims(monkeypatch):
         return Outcome(measured={"ratio": float("nan")}, holds=None, note="a regime")
 
     yield "fake-a,fake-b,fake-c"
+
+
+@pytest.fixture
+def power_claims(fake_claims):
+    """Two more stand-ins: one whose baseline passes its criterion too, one without a null check."""
+
+    @claim("fake-d", "thesis", "a table", "weak", seconds={"quick": 1}, kind="lab")
+    def d(profile):
+        holds, null = judge(lambda v: v >= 0, 1.0, "all singletons", 0.0)
+        return Outcome(measured=1.0, holds=holds, null=null)
+
+    @claim("fake-e", "thesis", "a figure", "unchecked", seconds={"quick": 1})
+    def e(profile):
+        return Outcome(measured=1.0, holds=True)
+
+    return "fake-a,fake-d,fake-e"
     CLAIMS.clear()
     CLAIMS.update(saved)
 
 
 def test_every_declared_id_has_a_claim():
     assert list(load_claims()) == list(CLAIM_IDS)
-    assert len(CLAIM_IDS) == 15
+    assert len(CLAIM_IDS) == 20
+    assert CLAIM_IDS[:15] == (  # the ids of the first report stay, in their order (a contract)
+        "dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-vs-nom", "dyn-trans-aug-vs-nom",
+        "dyn-rot-aug-near-nom", "dyn-relative-dimensions", "dyn-e2-ordering", "share-conv-exact",
+        "share-gaussian-gap-bound", "share-gaussian-pd", "share-sum", "share-group", "msr-sparsity-few-tasks",
+        "msr-sparser-U", "ranks-thesis")
+
+
+def test_every_claim_declares_its_criterion_and_the_baseline_it_must_fail():
+    for c in load_claims().values():
+        assert len(c.criterion) > 20 and len(c.null) > 5, c.id
+        assert c.kind in KINDS and c.paper in PAPERS, c.id
+    kinds = {c.id: c.kind for c in load_claims().values()}
+    assert kinds["dyn-penalty-hypothesis"] == "hypothesis" and kinds["share-group"] == "lab"
 
 
 def test_run_writes_report_and_resumes(fake_claims, tmp_path):
@@ -61,7 +93,10 @@ def test_run_writes_report_and_resumes(fake_claims, tmp_path):
     assert a.holds is True and a.status == "finished" and not a.resumed
     assert b.status == "error" and b.note == "error: unexpected ValueError: boom"  # one line, run went on
     assert c.holds is None and CALLS == ["a", "b", "c"]
-    assert report.counts() == {"holds": 1, "does not hold": 0, "no pass/fail": 1, "error": 1}
+    assert report.counts() == {"holds": 1, "does not hold": 0, "no power at these settings": 0, "no null check": 0,
+                               "no pass/fail form": 1, "error": 1}
+    assert a.null == {"baseline": "a ratio of 3", "measured": 3.0, "holds": False} and a.null_holds is False
+    assert a.criterion == "ratio < 2" and a.verdict == "holds"
     # progress: weighted, monotone, ending at the total, the claim named in the message
     done = [r["done"] + r.get("partial", 0) for r in records]
     assert done == sorted(done) and records[-1]["done"] == records[-1]["total"] == 30
@@ -121,6 +156,73 @@ def test_cli_json_contract(fake_claims, tmp_path, capsys):
         assert {"id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings",
                 "seconds"} <= set(c)
     assert [c["holds"] for c in out["claims"]] == [True, None, None]
+    # added keys (issue 25): criterion, null_holds, accuracy, verdict
+    assert [c["null_holds"] for c in out["claims"]] == [False, None, None]
+    assert [c["verdict"] for c in out["claims"]] == ["holds", "error", "no pass/fail form"]
+    assert out["claims"][0]["criterion"] == "ratio < 2" and "accuracy" in out["claims"][0]
+
+
+def test_a_claim_whose_baseline_passes_has_no_power_and_never_holds(power_claims, tmp_path):
+    report = runner.run(power_claims, out=tmp_path)
+    a, d, e = report.results
+    assert (a.verdict, a.holds) == ("holds", True)
+    assert (d.verdict, d.holds, d.criterion_met, d.null_holds) == ("no power at these settings", None, True, True)
+    assert (e.verdict, e.holds) == ("no null check", None)
+    assert d.kind == "lab"
+    page = (tmp_path / "report.html").read_text()
+    assert "no power at these settings" in page and "passes too: no power" in page
+    assert html.escape(KINDS["lab"]) in page  # the lab's own check is labelled as such
+    counts = json.loads((tmp_path / "report.json").read_text())["counts"]
+    assert counts["holds"] == 1 and counts["no power at these settings"] == 1 and counts["no null check"] == 1
+
+
+def test_judge_applies_one_criterion_to_both():
+    holds, null = judge(lambda pd: pd == 0, 0, "all singletons", 4)
+    assert holds is True and null == Null("all singletons", 4, False)
+    holds, null = judge(lambda pd: pd == 0, 1, "random partition", 0)
+    assert holds is False and null.holds is True
+
+
+def test_shared_runs_are_timed_apart_from_the_claim_that_asked_first(fake_claims, tmp_path, monkeypatch):
+    """A memo build's seconds go to the shared run, not to the claim that happened to ask first (fake clock)."""
+    import lab.reproduce.claim as claim_module
+    import lab.reproduce.runner as runner_module
+
+    clock = [0.0]
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter():
+            return clock[0]
+
+        strftime = staticmethod(__import__("time").strftime)
+
+    monkeypatch.setattr(claim_module, "time", FakeTime)
+    monkeypatch.setattr(runner_module, "time", FakeTime)
+
+    def shared_run():
+        clock[0] += 100.0  # the expensive shared training
+        return 42
+
+    def first(profile):
+        clock[0] += 2.0
+        assert profile.memo(("train", 1), shared_run, label="the shared training") == 42
+        return Outcome(measured=1.0, holds=True, null=Null("x", 0, False))
+
+    def second(profile):
+        clock[0] += 3.0
+        assert profile.memo(("train", 1), shared_run) == 42  # built once
+        return Outcome(measured=1.0, holds=True, null=Null("x", 0, False))
+
+    for cid, fn in (("fake-a", first), ("fake-c", second)):
+        CLAIMS[cid] = CLAIMS[cid].__class__(**{**CLAIMS[cid].__dict__, "measure": fn})
+    report = runner.run("fake-a,fake-c", out=tmp_path)
+    a, c = report.results
+    assert a.seconds == 2.0 and c.seconds == 3.0
+    assert report.shared["the shared training"] == {"seconds": 100.0, "built_by": "fake-a",
+                                                    "used_by": ["fake-a", "fake-c"]}
+    assert a.shared == c.shared == [{"run": "the shared training", "seconds": 100.0, "built_by": "fake-a"}]
+    assert "the shared training" in (tmp_path / "report.html").read_text()
 
 
 @pytest.mark.parametrize("argv, text", [
@@ -153,7 +255,7 @@ def test_listing_claims_does_not_import_torch():
             "assert 'torch' not in sys.modules, 'torch imported'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert len(out.stdout.splitlines()) == 15 and "ranks-thesis" in out.stdout
+    assert len(out.stdout.splitlines()) == len(CLAIM_IDS) and "ranks-thesis" in out.stdout
 
 
 def test_ranks_claim_checks_independent_values():

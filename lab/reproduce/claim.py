@@ -179,7 +179,7 @@ class Profile:
         label = self._labels.setdefault(key, label or " ".join(str(k) for k in (key if isinstance(key, tuple)
                                                                                   else (key,))))
         if key not in self._memo:
-            t0 = time.perf_counter()
+            t0, nested = time.perf_counter(), self._building > 0
             self._building += 1
             try:
                 self._memo[key] = make()
@@ -189,6 +189,8 @@ class Profile:
             if self._building == 0:
                 self.shared_seconds += seconds
             self.shared[label] = {"seconds": round(seconds, 3), "built_by": self.current, "used_by": []}
+            if nested:  # built inside another shared run: its seconds are part of that run's too
+                self.shared[label]["nested"] = True
         entry = self.shared.get(label)
         if entry is not None and self.current and self.current not in entry["used_by"]:
             entry["used_by"].append(self.current)
