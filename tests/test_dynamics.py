@@ -11,7 +11,8 @@ import torch
 
 from lab import parse_group, parse_rep
 from lab.dynamics import DynamicsConfig, Trainer
-from lab.dynamics.action import all_elements, apply, rep_signed_perm, sample_elements
+from lab.dynamics.action import (all_elements, apply, draw_elements, reference_distribution, rep_signed_perm,
+                                 sample_elements)
 from lab.dynamics.data import sbm_graphs, shapes
 from lab.dynamics.projection import LayerSpace
 from lab.dynamics.store import load_run, save_run
@@ -51,6 +52,72 @@ def test_uniform_signed_sampling():
     valid = {tuple(np.abs(g).argmax(axis=0)) for g in C4.elements()}
     p, _ = C4.sample_signed(200, rng=1)
     assert {tuple(x) for x in p} == valid
+
+
+def _shift(n: int, a: int, b: int) -> tuple:
+    """The translation by (a, b) of the n x n grid (row-major), e_(i, j) -> e_(i + a, j + b), written out."""
+    return tuple(((i + a) % n) * n + (j + b) % n for i in range(n) for j in range(n))
+
+
+def test_reference_draws_exact_distribution():
+    from fractions import Fraction as F
+
+    # Shift: randint(0, n) per axis, n + 1 values with 0 and n the identity: q(0) = 2/(n + 1), q(k) = 1/(n + 1)
+    n = 5
+    q = lambda k: F(2 if k == 0 else 1, n + 1)  # noqa: E731
+    expected = {_shift(n, a, b): q(a) * q(b) for a in range(n) for b in range(n)}
+    assert reference_distribution(parse_group(f"Z({n})*Z({n})")) == expected
+    assert expected[_shift(n, 0, 0)] == F(1, 9)
+    # Xshift: one axis
+    one = reference_distribution(parse_group("Trivial(4)*Z(4)"))
+    assert one[tuple(range(16))] == F(2, 5) and len(one) == 4 and set(one.values()) == {F(2, 5), F(1, 5)}
+    # Rotate on 2-D images: randint(0, 4): identity 2/5, each quarter or half turn 1/5
+    C4 = parse_group("C4Grid(4)")
+    rot = reference_distribution(C4)
+    turns = {tuple(np.abs(g).argmax(axis=0)) for g in C4.elements()}
+    assert set(rot) == turns and rot[tuple(range(16))] == F(2, 5) and sorted(rot.values()) == [F(1, 5)] * 3 + [F(2, 5)]
+    # Rotate on §5's flattened images: r = 1, 2, 3 all reverse the flattened image (a half-turn)
+    flat = reference_distribution(C4, flattened=True)
+    assert flat == {tuple(range(16)): F(2, 5), tuple(range(15, -1, -1)): F(3, 5)}
+    # RotoShift: a shift per axis and a rotation, each with both ends of randint: identity (2/5)^3 on 4 x 4
+    p4 = reference_distribution(parse_group("P4Grid(4)"))
+    assert len(p4) == 64 and sum(p4.values()) == 1 and p4[tuple(range(16))] == F(8, 125)
+    # torch.randperm (Perm): uniform
+    s4 = reference_distribution(parse_group("S(4)"))
+    assert len(s4) == 24 and set(s4.values()) == {F(1, 24)}
+
+
+def test_reference_draws_sampler_follows_the_distribution():
+    G = parse_group("Z(3)*Z(3)")
+    exact = reference_distribution(G)
+    N = 36_000
+    els = draw_elements(G, N, np.random.default_rng(5), "reference")
+    counts = Counter(map(tuple, els.perms))
+    assert set(counts) == set(exact)
+    chi2 = sum((counts[k] - N * float(p)) ** 2 / (N * float(p)) for k, p in exact.items())
+    assert chi2 < 40  # 8 degrees of freedom: p ~ 1e-5 at 40
+    assert counts[tuple(range(9))] / N == pytest.approx(1 / 4, abs=0.015)  # (2/4)^2, against uniform's 1/9
+    flat = draw_elements(parse_group("C4Grid(3)"), 20_000, np.random.default_rng(6), "reference", flattened=True)
+    share = Counter(map(tuple, flat.perms))
+    assert set(share) == {tuple(range(9)), tuple(range(8, -1, -1))}
+    assert share[tuple(range(9))] / 20_000 == pytest.approx(0.4, abs=0.015)
+    # uniform draws are sample_elements' (same stream, same elements)
+    a = draw_elements(G, 50, np.random.default_rng(7), "uniform").perms
+    assert np.array_equal(a, sample_elements(G, 50, np.random.default_rng(7)).perms)
+    with pytest.raises(ValueError):
+        draw_elements(G, 5, 0, "biased")
+
+
+def test_trainer_uses_the_configured_draws():
+    with pytest.raises(LabError):
+        DynamicsConfig(experiment="rot", draws="biased").validate()
+    tr = Trainer(DynamicsConfig(experiment="rot", runs=2, steps=1, draws="reference", device="cpu",
+                                options={"images": 8, "size": 4}))
+    op_in, _ = tr._sampled_operators()
+    rows = {tuple(r) for r in op_in[1].tolist()}
+    assert rows == {tuple(range(16)), tuple(range(15, -1, -1))}  # §5 Rot, flattened: identity or half-turn
+    uniform = Trainer(DynamicsConfig(experiment="rot", runs=2, steps=1, device="cpu", options={"images": 8, "size": 4}))
+    assert len({tuple(r) for r in uniform._sampled_operators()[0][1].tolist()}) > 2
 
 
 def test_group_action_on_data_matches_rho(rng):

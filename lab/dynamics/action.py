@@ -111,3 +111,107 @@ def all_elements(group: Group) -> Elements:
         return Elements(group, perms.astype(np.int64), np.sign(signs).astype(np.int8))
     return Elements(group, matrices=mats)
 
+
+
+# ---------------------------------------------------------------------------------------------- the reference's draws
+def _compose(g: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """The permutation g ∘ h (h first), in the convention e_i -> e_{p[i]}: (g ∘ h)[i] = g[h[i]]."""
+    return np.take_along_axis(g, h, axis=-1) if g.ndim > 1 else g[h]
+
+
+def _perm_order(p: np.ndarray) -> int:
+    ident = np.arange(len(p))
+    q, k = p.copy(), 1
+    while not np.array_equal(q, ident):
+        q, k = p[q], k + 1
+    return k
+
+
+def _power_tables(group: Group) -> list[np.ndarray]:
+    """Per generator g of order n: the table (n + 1, d) of g^0 .. g^n (both ends the identity)."""
+    if not group.is_permutation:
+        raise GroupError(f"the reference's draws are defined for permutation groups; {group} is not one")
+    tables = []
+    for p in group.perms[0]:
+        n = _perm_order(p)
+        rows = [np.arange(group.d)]
+        for _ in range(n):
+            rows.append(p[rows[-1]])
+        tables.append(np.stack(rows))
+    return tables
+
+
+def _uniform_reference(group: Group) -> bool:
+    """S(n): the authors' code permutes with torch.randperm, which is uniform."""
+    from ..groups.permutation import S
+
+    return isinstance(group, S)
+
+
+def _half_turn(group: Group) -> np.ndarray:
+    (p,) = group.perms[0]  # C4Grid: one generator, the quarter turn
+    return p[p]
+
+
+def reference_distribution(group: Group, flattened: bool = False) -> dict[tuple, "Fraction"]:
+    """The exact distribution of the authors' augmentation draws (``draws="reference"``), element (as the tuple
+    of its base permutation) -> probability, as fractions.
+
+    * S(n): uniform (``torch.randperm``);
+    * the translation and rotation groups (Z(n), products of them, C4Grid, P4Grid): the word g1^a1 ... gk^ak in
+      the group's generators, each exponent drawn by ``random.randint(0, n_i)``, which includes n_i: n_i + 1
+      values of which 0 and n_i are both the identity (``Shift``, ``Xshift``, ``Rotate``, ``RotoShift`` of
+      datasets.py), so a cyclic factor of order n draws its identity with probability 2 / (n + 1);
+    * ``flattened`` (the Rot experiment of §5, C4Grid only): ``Rotate`` on (batch, 1, n^2) images discards its
+      reshape to n x n, so r = 1, 2, 3 all reverse the flattened image (a half-turn): identity 2/5, half-turn
+      3/5.
+    """
+    from fractions import Fraction
+    from itertools import product
+
+    ident = tuple(range(group.d))
+    if flattened:
+        half = tuple(int(v) for v in _half_turn(group))
+        return {ident: Fraction(2, 5), half: Fraction(3, 5)}
+    if _uniform_reference(group):
+        els = all_elements(group)
+        return {tuple(int(v) for v in p): Fraction(1, len(els)) for p in els.perms}
+    tables = _power_tables(group)
+    out: dict[tuple, Fraction] = {}
+    weight = Fraction(1, int(np.prod([len(t) for t in tables])))
+    for exps in product(*(range(len(t)) for t in tables)):
+        img = np.arange(group.d)
+        for t, a in zip(reversed(tables), reversed(exps)):  # g1^a1 ∘ (g2^a2 ∘ (...))
+            img = t[a][img]
+        key = tuple(int(v) for v in img)
+        out[key] = out.get(key, Fraction(0)) + weight
+    return out
+
+
+def sample_reference(group: Group, n: int, rng, flattened: bool = False) -> Elements:
+    """``n`` elements drawn as the authors' code draws them (``reference_distribution``)."""
+    rng = np.random.default_rng(rng)
+    d = group.d
+    if flattened:
+        half = _half_turn(group)
+        r = rng.integers(0, 5, size=n)  # random.randint(0, 4): 0 and 4 the identity, 1, 2, 3 a half-turn
+        perms = np.where(((r == 0) | (r == 4))[:, None], np.arange(d)[None], half[None])
+        return Elements(group, perms.astype(np.int64), np.ones((n, d), dtype=np.int8))
+    if _uniform_reference(group):
+        return sample_elements(group, n, rng)
+    tables = _power_tables(group)
+    exps = [rng.integers(0, len(t), size=n) for t in tables]  # randint(0, n_i): n_i + 1 values
+    img = np.tile(np.arange(d), (n, 1))
+    for t, a in zip(reversed(tables), reversed(exps)):
+        img = np.take_along_axis(t[a], img, axis=1)
+    return Elements(group, img.astype(np.int64), np.ones((n, d), dtype=np.int8))
+
+
+def draw_elements(group: Group, n: int, rng, draws: str = "uniform", flattened: bool = False) -> Elements:
+    """``n`` augmentation elements: ``draws="uniform"`` (the paper's text, ``sample_elements``) or
+    ``"reference"`` (the authors' code, ``sample_reference``; ``flattened``: the §5 Rot experiment)."""
+    if draws == "uniform":
+        return sample_elements(group, n, rng)
+    if draws == "reference":
+        return sample_reference(group, n, rng, flattened=flattened)
+    raise ValueError(f"unknown draws {draws!r}: choose uniform or reference")

@@ -14,6 +14,9 @@ EXPERIMENTS = ("perm", "trans", "rot", "custom")
 SCALES = ("small", "paper")
 STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
 DTYPES = ("float32", "float64")
+#: how Aug draws its group elements: uniformly (the paper's text) or as the authors' code does
+#: (``lab.dynamics.action.reference_distribution``)
+DRAWS = ("uniform", "reference")
 #: settings left as None are filled from ``lab.dynamics.paper`` (the paper's table; ``small`` shrinks it)
 FILLED = ("lr", "steps", "runs", "aug_passes", "batch_size", "init", "dtype", "test_fraction")
 
@@ -37,6 +40,9 @@ class DynamicsConfig(Config):
     aug_passes: int | None = option(None, "augmentation passes L per step (default: the experiment's)", low=1,
                                     high=1_000_000)
     exact_orbit: bool = option(False, "average over every group element (small groups)")
+    draws: str = option("uniform", "how Aug draws its group elements: uniform (the paper's text) or reference (the "
+                        "authors' code: randint(0, n) per cyclic generator, whose both ends are the identity; on the "
+                        "Rot experiment's flattened images identity 2/5, half-turn 3/5)", choices=DRAWS, ui=False)
     gamma: float = option(1.0, "penalty weight of aug_penalty", low=0)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
     group: str | None = option(None, 'custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')

@@ -4,7 +4,8 @@ Strategies (full-batch gradient descent: gradients accumulated over mini-batches
 
 * ``nom``   -- the plain gradient of the nominal risk;
 * ``aug``   -- the gradient of the augmented risk: ``aug_passes`` passes over the data, every mini-batch
-  transformed by a fresh uniformly sampled group element (one per run), averaged; with ``exact_orbit`` one
+  transformed by a fresh group element (one per run; drawn uniformly, or as the authors' code draws them with
+  ``draws="reference"``), averaged; with ``exact_orbit`` one
   pass per group element instead (the infinite-augmentation limit, small finite groups only);
 * ``equi``  -- the nominal gradient projected onto E for every layer;
 * ``aug_penalty`` -- ``aug`` plus the gradient of γ‖Π_{E⊥}A‖², i.e. 2γ Π_{E⊥}A (the paper's proposed remedy).
@@ -30,7 +31,7 @@ from ..control import Control, Stopped, checkpoint
 from ..device import pick_device
 from ..errors import LabError
 from ..reps.parse import parse_rep
-from .action import Elements, all_elements, apply, sample_elements
+from .action import Elements, all_elements, apply, draw_elements
 from .config import STRATEGIES, DynamicsConfig  # noqa: F401 (re-exported)
 from .experiments import Experiment, build
 from .model import BatchedMLP
@@ -125,10 +126,12 @@ class Trainer:
         return op_in, op_out
 
     def _sampled_operators(self):
-        """One fresh element per (pass, batch, run), each run from its own stream: operators indexed
-        [pass * n_batches + batch] -> R elements."""
+        """One fresh element per (pass, batch, run), each run from its own stream, drawn as ``config.draws``
+        says: operators indexed [pass * n_batches + batch] -> R elements."""
         count = self.config.aug_passes * len(self.batches)
-        per_run = [sample_elements(self.exp.group, count, rng) for rng in self.aug_rngs]
+        flat = self.exp.name == "rot"  # the reference's Rotate sees §5 Rot's images flattened
+        per_run = [draw_elements(self.exp.group, count, rng, self.config.draws, flattened=flat)
+                   for rng in self.aug_rngs]
         if per_run[0].perms is not None:
             els = Elements(self.exp.group, np.stack([e.perms for e in per_run], 1).reshape(-1, self.exp.group.d),
                            np.stack([e.signs for e in per_run], 1).reshape(-1, self.exp.group.d))
