@@ -1,13 +1,21 @@
 """Claims of Yeh et al. (learned parameter sharing poster): the running example, the Gaussian analysis, the
-sum-of-numbers experiment and a permutation-group layer.
+sum-of-numbers experiment -- and, apart from the poster's, the lab's own checks (``kind="lab"``): the partition
+distance on Gaussian data (the reference code's experiment, no statement of the poster) and a permutation-group
+layer (the lab's task).
 
 Every claim runs method 1 as the poster describes it (``lab.sharing.bilevel``: validation loss + 1e-2 entropy +
 1e-2 nuclear norm, the reference code's optimiser settings, argmax snapping) -- the *faithful* run, which decides
-``holds``.  Side by side, where they change anything (``settings["variants"]`` names them):
+``holds``.  Side by side, where they change anything (``settings["variants"]`` names them, ``Outcome.variants``
+judges them by the same criterion, never deciding ``holds``):
 
 * ``merge`` -- the same run's snapped partition after the lab's merge pass (``merge=True``; not in the poster);
 * ``columns`` -- the reference code's low-rank penalty, the sum of A's column norms (``rank_penalty="columns"``),
   which is what ``trace(sqrt(AᵀA))`` computes with an elementwise sqrt and what produced the poster's numbers.
+
+Every criterion is also applied to a baseline that must fail it (``Outcome.null``, ``claim.judge``): a random
+partition -- the method's own starting point, a random A (softmax of N(0, 0.1) logits, as the method initialises
+it) snapped to its argmax per row, i.e. every entry in a uniformly random column -- or the all-singletons partition
+(no sharing).  Both are drawn beside the learned sharing in the figures.
 
 The optimisations are a few hundred K x K parameters each: they run on the CPU whatever ``profile.device``.
 Nothing is tuned on test data: every setting is the poster's, the reference code's or the task's declared default.
@@ -16,19 +24,58 @@ from __future__ import annotations
 
 import math
 
-from .claim import Outcome, claim
+from .claim import Outcome, claim, judge
 
 FAITHFUL = "faithful (poster)"
 MERGE = "with the lab's merge pass"
 COLUMNS = "reference code's column-norm penalty"
+RANDOM = "random partition (a random A, snapped)"
+SINGLETONS = "all singletons (no sharing)"
 VARIANTS = {"faithful": "rank_penalty=nuclear, merge=False (the defaults)",
             "merge": "the faithful run's snapped partition after the lab's merge pass (merge=True, tolerance 0.02)",
             "columns": "rank_penalty=columns (the reference code's surrogate), merge=False"}
+#: random partitions drawn per trial (the random baseline's mean is over trials x draws)
+DRAWS = 20
+#: every A matrix item is drawn on 0..1: a softmax A, a 0/1 matrix and A_gt all live there
+UNIT = [0.0, 1.0]
 
 
 def _mean(xs):
     xs = [float(x) for x in xs]
     return sum(xs) / len(xs) if xs else None
+
+
+def random_labels(K: int, rng):
+    """A random partition as method 1 starts from it: A = softmax of N(0, 0.1) K x K logits (the reference code's
+    initialisation), snapped to its argmax per row (softmax keeps the argmax: every entry lands in a uniformly
+    random column)."""
+    from ..sharing.partition import canonical
+
+    return canonical((0.1 * rng.standard_normal((K, K))).argmax(1))
+
+
+def _random_partitions(K: int, seed: int, draws: int = DRAWS) -> list:
+    """``draws`` random partitions (``random_labels``) for the trial of ``seed`` (their own stream, not the data's)."""
+    import numpy as np
+
+    rng = np.random.default_rng([int(seed), 0x5EED])
+    return [random_labels(K, rng) for _ in range(draws)]
+
+
+def _baselines(gt, seed: int) -> dict:
+    """Partition distances of the random baseline (one per draw) and of all singletons to ``gt``."""
+    import numpy as np
+
+    from ..sharing.partition import partition_distance
+
+    K = len(gt)
+    return {"random": [partition_distance(lab, gt) for lab in _random_partitions(K, seed)],
+            "singletons": partition_distance(np.arange(K), gt)}
+
+
+def _variant(name: str, measured, criterion) -> dict:
+    return {"name": {"merge": MERGE, "columns": COLUMNS}[name], "what": VARIANTS[name], "measured": measured,
+            "holds": bool(criterion(measured))}
 
 
 def _run(task_factory, seeds, profile, label, fraction=(0.0, 1.0), **kw):
@@ -50,10 +97,17 @@ def _run(task_factory, seeds, profile, label, fraction=(0.0, 1.0), **kw):
 def _gaussian(profile, blocks, split: float, trials: int, form: str, fraction=(0.0, 1.0)) -> dict:
     """Trials of the poster's Gaussian experiment (K = 5, |D| = 100, σ = 1; seeds profile.seed … + trials − 1 as
     the reference's 0 … 199) for each number of true blocks in ``blocks``, all in one batch
-    (``learn_sharing_batch``); {blocks: [per-trial dict]}.  Shared between the two Gaussian claims through
+    (``learn_sharing_batch``); {blocks: [per-trial dict]}, each trial with its baselines' gaps and partition
+    distances (``DRAWS`` random partitions, all singletons).  Shared between the two Gaussian claims through
     ``profile.memo``."""
+    import numpy as np
+
     from ..sharing.bilevel import learn_sharing_batch
+    from ..sharing.partition import partition_distance
     from ..sharing.tasks import GaussianTask
+
+    label = (f"Gaussian data, r = {split}, {form} penalty: {trials} trials for each of {len(blocks)} numbers of "
+             "true blocks in one batch")
 
     def make():
         profile.checkpoint()
@@ -61,7 +115,6 @@ def _gaussian(profile, blocks, split: float, trials: int, form: str, fraction=(0
         tasks = [GaussianTask(K=5, blocks=b, samples=100, split=split, sigma=1.0, seed=s) for b in blocks
                  for s in seeds]
         lo, hi = fraction
-        label = f"gaussian r={split}, {form}, {len(tasks)} trials in one batch"
         results = learn_sharing_batch(tasks, seeds * len(blocks), rank_penalty=form, merge=True,
                                       control=profile.control,
                                       progress=lambda done, total: profile.progress(lo + (hi - lo) * done / total,
@@ -69,17 +122,22 @@ def _gaussian(profile, blocks, split: float, trials: int, form: str, fraction=(0
         profile.checkpoint()
         out = {}
         for i, (t, r) in enumerate(zip(tasks, results)):
+            randoms = _random_partitions(t.K, seeds[i % trials])
             out.setdefault(blocks[i // trials], []).append(
                 {"pd": r.snapped_distance, "pd_merge": r.partition_distance, "gap": t.mse_gap(r.snapped),
                  "gap_merge": r.mse_gap, "bound": t.gap_bound(), "snapped": r.snapped, "gt": t.gt,
-                 "diverged": r.diverged})
+                 "diverged": r.diverged, "random_gaps": [t.mse_gap(lab) for lab in randoms],
+                 "random_pd": [partition_distance(lab, t.gt) for lab in randoms],
+                 "singletons_gap": t.mse_gap(np.arange(t.K)),
+                 "singletons_pd": partition_distance(np.arange(t.K), t.gt)})
         return out
 
-    return profile.memo(("sharing-gaussian", tuple(blocks), split, trials, form), make)
+    return profile.memo(("sharing-gaussian", tuple(blocks), split, trials, form), make, label=label)
 
 
-def _matrices(A, labels, gt):
-    """The relaxed A, the scored 0/1 matrix and A_gt in A's block order (plain lists for the report)."""
+def _matrix_item(title: str, A, labels, gt) -> dict:
+    """A matrix evidence item: the relaxed A, the scored 0/1 matrix and A_gt in A's block order, each drawn on the
+    fixed range 0..1 (a near-uniform softmax A must look near-uniform)."""
     import numpy as np
 
     from ..plots.style import order
@@ -88,47 +146,74 @@ def _matrices(A, labels, gt):
     rows, cols = order(A, gt)
     S = snapped_matrix(A, labels)
     G = selection_matrix(gt)
-    return {"relaxed A (softmax)": np.round(A[np.ix_(rows, cols)], 4).tolist(),
+    mats = {"relaxed A (softmax)": np.round(A[np.ix_(rows, cols)], 4).tolist(),
             "snapped A (0/1, scored)": S[np.ix_(rows, cols)].tolist(),
             "A_gt": G[rows].tolist()}
+    return {"kind": "matrix", "title": title, "matrices": mats, "vmin": UNIT[0], "vmax": UNIT[1],
+            "ranges": {label: list(UNIT) for label in mats}}
+
+
+def _exact_criterion(pd_of):
+    """The criterion of the three recovery claims, on what ``pd_of`` reads from a measurement: partition distance 0
+    in every trial (a mean partition distance of 0: distances are never negative)."""
+    def criterion(measured) -> bool:
+        values = pd_of(measured)
+        values = values if isinstance(values, list) else [values]
+        return all(v is not None and float(v) == 0 for v in values)
+
+    return criterion
 
 
 # ---------------------------------------------------------------------------------------------- running example
 @claim("share-conv-exact", "sharing", "Running example (Convolution); Approach",
        "The sharing of a convolution (kernel [2, 1] on R^3) is recovered from data: partition distance 0.",
-       paper_value=0, seconds={"quick": 3, "full": 30})
+       paper_value=0, seconds={"quick": 3, "full": 30},
+       criterion="the faithful partition distance to Flatten(K)'s sharing is 0 in every trial",
+       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per trial)")
 def conv_exact(profile):
     from ..sharing.defaults import DEFAULTS
+    from ..sharing.partition import is_refinement
     from ..sharing.tasks import conv_task
 
     trials = profile.pick(quick=1, full=10)
     seeds = [profile.seed + t for t in range(trials)]
-    from ..sharing.partition import is_refinement
-
     runs = _run(lambda s: conv_task(seed=s), seeds, profile, "conv", (0.0, 0.5))
     cols = _run(lambda s: conv_task(seed=s), seeds, profile, "conv, columns", (0.5, 1.0), rank_penalty="columns")
     pds = [r.snapped_distance for _, r in runs]
     merged = [r.partition_distance for _, r in runs]
     columns = [r.snapped_distance for _, r in cols]
+    base = [_baselines(t.gt, s) for s, (t, _) in zip(seeds, runs)]
+    random_pd = _mean([p for b in base for p in b["random"]])
     task, first = runs[0]
+    criterion_text = ("holds if the faithful partition distance to Flatten(K)'s sharing (K = 6 entries, 3 true "
+                      f"blocks) is 0 in every one of {trials} trial(s)")
+    criterion = _exact_criterion(lambda m: m)
+    holds, null = judge(criterion, _mean(pds), f"a random partition (a random A as the method initialises it, "
+                                                f"snapped; {DRAWS} draws per trial): mean partition distance",
+                        random_pd)
     d = DEFAULTS["conv"]
     settings = {"kernel": [2.0, 1.0], "length": 3, "train": 50, "val": 100, "noise": 0.0, "trials": trials,
                 "seeds": seeds, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
                 "restarts": d["restarts"], "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
-                "merge": False, "variants": VARIANTS,
-                "criterion": "holds if the faithful partition distance is 0 in every trial"}
-    evidence = [{"kind": "matrix", "title": f"convolution, seed {seeds[0]}: relaxed A, the snapped matrix the "
-                                            "partition distance is computed from, and A_gt",
-                 "matrices": _matrices(first.A, first.snapped, task.gt)},
+                "merge": False, "variants": VARIANTS, "random_draws": DRAWS, "criterion": criterion_text}
+    evidence = [_matrix_item(f"convolution, seed {seeds[0]}: relaxed A, the snapped matrix the partition distance "
+                             "is computed from, and A_gt", first.A, first.snapped, task.gt),
+                {"kind": "bar", "title": "partition distance to the true sharing (K = 6 entries)",
+                 "labels": ["convolution [2, 1] on R^3"], "ylabel": "mean partition distance",
+                 "series": {FAITHFUL: [_mean(pds)], MERGE: [_mean(merged)], COLUMNS: [_mean(columns)],
+                            RANDOM: [random_pd], SINGLETONS: [_mean([b["singletons"] for b in base])]},
+                 "logy": False},
                 {"kind": "table", "title": "partition distance per trial",
-                 "columns": ["seed", FAITHFUL, MERGE, COLUMNS, "blocks found (faithful)", "test MSE (faithful)",
-                             "test MSE, A_gt"],
+                 "columns": ["seed", FAITHFUL, MERGE, COLUMNS, "random partition (mean of draws)", SINGLETONS,
+                             "blocks found (faithful)", "test MSE (faithful)", "test MSE, A_gt"],
                  "rows": [[s, int(r.snapped_distance), int(r.partition_distance), int(c.snapped_distance),
-                           int(r.snapped.max() + 1), float(t.refit_loss(r.snapped)), float(r.gt_test_loss)]
-                          for s, (t, r), (_, c) in zip(seeds, runs, cols)]}]
-    holds = all(p == 0 for p in pds)
+                           _mean(b["random"]), int(b["singletons"]), int(r.snapped.max() + 1),
+                           float(t.refit_loss(r.snapped)), float(r.gt_test_loss)]
+                          for s, (t, r), (_, c), b in zip(seeds, runs, cols, base)]}]
     note = ("Settings of the reference demo (50 train / 100 validation, Adam lr 0.1, 1000 steps; kernel [2, 1] as "
-            "the poster, the demo uses [1, 2]); 3 restarts where the demo runs one. ")
+            "the poster, the demo uses [1, 2]); 3 restarts where the demo runs one. The random partition the "
+            f"method starts from is {random_pd:.2f} entries away from the truth on average, all singletons "
+            f"{base[0]['singletons']}. ")
     if not holds:
         wrong = [(t, r) for t, r in runs if r.snapped_distance > 0]
         finer = sum(is_refinement(r.snapped, t.gt) for t, r in wrong)
@@ -137,77 +222,151 @@ def conv_exact(profile):
                  "same value: the same function, the test MSE equals A_gt's). The poster's nuclear norm rewards "
                  "that spread of a row over duplicate columns; the merge pass (max PD "
                  f"{max(merged)}) and the reference code's column-norm penalty (max PD {max(columns)}) undo it. ")
-    return Outcome(measured=_mean(pds), holds=holds, settings=settings, evidence=evidence, note=note.strip())
+    return Outcome(measured=_mean(pds), holds=holds, settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, null=null,
+                   variants=[_variant("merge", _mean(merged), criterion),
+                             _variant("columns", _mean(columns), criterion)])
 
 
 # ---------------------------------------------------------------------------------------------- Gaussian data
+GAUSSIAN_BLOCKS = (1, 2, 3, 4, 5)
+
+
 @claim("share-gaussian-gap-bound", "sharing", "Results, Claim (Gaussian data, Eq. 1)",
        "With probability 1 - alpha (alpha < exp(-K/10)) the MSE gap of the learned sharing is below "
        "sigma^2 ((1-r)/(r|D|) (rk(A_gt) - 1) - 40 ln(alpha)/((1-r)|D|)).", paper_value="gap <= bound",
-       seconds={"quick": 6, "full": 1800})
+       seconds={"quick": 12, "full": 9000},
+       criterion="at every split r and every number of true blocks rk(A_gt) >= 2, the fraction of trials whose "
+                 "MSE gap is at most the poster's bound is at least 1 - alpha, alpha = exp(-K/10)",
+       null="a random partition (a random A as the method initialises it, snapped) in place of the learned one")
 def gaussian_gap_bound(profile):
     splits = profile.pick(quick=(0.3, 0.5, 0.7), full=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9))
     trials = profile.pick(quick=10, full=200)
-    K, blocks = 5, 1
+    K, blocks = 5, GAUSSIAN_BLOCKS
+    tested = tuple(b for b in blocks if b > 1)
     alpha = math.exp(-K / 10)
-    rows, per_split = [], {}
-    for i, r in enumerate(splits):
-        part = (i / len(splits), (i + 1) / len(splits))
-        runs = _gaussian(profile, (blocks,), r, trials, "nuclear", part)[blocks]
-        within = _mean([t["gap"] <= t["bound"] for t in runs])
-        per_split[r] = within
-        rows.append([r, _mean([t["gap"] for t in runs]), _mean([t["gap_merge"] for t in runs]), runs[0]["bound"],
-                     within, _mean([t["gap_merge"] <= t["bound"] for t in runs]), _mean([t["pd"] for t in runs])])
-    worst = min(per_split.values())
-    all_runs = [t for r in splits for t in _gaussian(profile, (blocks,), r, trials, "nuclear")[blocks]]
-    holds = worst >= 1 - alpha
-    measured = {"fraction_within_bound": _mean([t["gap"] <= t["bound"] for t in all_runs]),
-                "worst_split_fraction": worst, "one_minus_alpha": 1 - alpha,
-                "mean_gap": _mean([t["gap"] for t in all_runs]),
-                "bound_at_r": {str(r): row[3] for r, row in zip(splits, rows)}}
-    settings = {"K": K, "blocks": blocks, "samples": 100, "sigma": 1.0, "splits": list(splits), "trials": trials,
-                "alpha": alpha, "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop", "weight_decay": 1e-4,
-                "restarts": 3, "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear", "merge": False,
-                "variants": {k: VARIANTS[k] for k in ("faithful", "merge")},
-                "criterion": "holds if at every split r the fraction of trials with MSE gap <= the bound is at least "
-                             "1 - alpha, alpha = exp(-K/10) (the poster's probability)"}
-    x = [float(r) for r in splits]
+    runs = {r: _gaussian(profile, blocks, r, trials, "nuclear", (i / len(splits), (i + 1) / len(splits)))
+            for i, r in enumerate(splits)}
+
+    def gaps(trial, key):
+        return trial["random_gaps"] if key == "random" else [trial[key]]
+
+    def fraction(r, b, key):
+        return _mean([g <= t["bound"] for t in runs[r][b] for g in gaps(t, key)])
+
+    def summary(key):
+        within = {str(r): {str(b): fraction(r, b, key) for b in blocks} for r in splits}
+        pooled = [g <= t["bound"] for r in splits for b in tested for t in runs[r][b] for g in gaps(t, key)]
+        return {"worst_fraction": min(within[str(r)][str(b)] for r in splits for b in tested),
+                "fraction_within_bound": _mean(pooled), "within_bound": within}
+
+    def criterion(m) -> bool:
+        return m["worst_fraction"] >= 1 - alpha
+
+    measured = dict(summary("gap"), one_minus_alpha=1 - alpha,
+                    mean_gap=_mean([t["gap"] for r in splits for b in tested for t in runs[r][b]]),
+                    bound={str(r): {str(b): runs[r][b][0]["bound"] for b in blocks} for r in splits},
+                    tested_blocks=list(tested))
+    random_m = summary("random")
+    singles = summary("singletons_gap")
+    merge_m = summary("gap_merge")
+    holds, null = judge(criterion, measured, "a random partition (a random A as the method initialises it, "
+                                             f"snapped; {DRAWS} draws per trial) in place of the learned one",
+                        random_m)
+    criterion_text = (f"holds if at every split r in {list(splits)} and every number of true blocks rk(A_gt) in "
+                      f"{list(tested)} the fraction of the {trials} trials whose MSE gap is at most the poster's "
+                      f"bound is at least 1 - alpha = {1 - alpha:.3f}, alpha = exp(-K/10) (K = 5); rk(A_gt) = 1 is "
+                      "shown but not tested (every partition refines one block: none can exceed the bound)")
+    settings = {"K": K, "blocks": list(blocks), "tested_blocks": list(tested), "samples": 100, "sigma": 1.0,
+                "psi_gt": "3 * arange(rk)", "splits": list(splits), "trials": trials, "alpha": alpha,
+                "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop", "weight_decay": 1e-4, "restarts": 3,
+                "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear", "merge": False,
+                "variants": {k: VARIANTS[k] for k in ("faithful", "merge")}, "random_draws": DRAWS,
+                "criterion": criterion_text}
+    rows = []
+    for r in splits:
+        for b in blocks:
+            ts = runs[r][b]
+            rows.append([r, b, ts[0]["bound"], _mean([t["gap"] for t in ts]), _mean([t["gap_merge"] for t in ts]),
+                         _mean([g for t in ts for g in t["random_gaps"]]), _mean([t["singletons_gap"] for t in ts]),
+                         fraction(r, b, "gap"), fraction(r, b, "gap_merge"), fraction(r, b, "random"),
+                         fraction(r, b, "singletons_gap"), _mean([t["pd"] for t in ts])])
+    worst_over_splits = {key: [min(fraction(r, b, key) for r in splits) for b in blocks]
+                         for key in ("gap", "gap_merge", "random", "singletons_gap")}
+    r0 = 0.3 if 0.3 in splits else splits[0]
+    at_r0 = [row for row in rows if row[0] == r0]
     evidence = [
-        {"kind": "line", "title": "MSE gap of the learned sharing against the poster's bound (K = 5, |D| = 100, "
-                                  "one true block)", "xlabel": "split r = |T| / |D|", "ylabel": "MSE gap",
-         "x": x, "series": {f"mean gap, {FAITHFUL}": [row[1] for row in rows],
-                            f"mean gap, {MERGE}": [row[2] for row in rows], "bound": [row[3] for row in rows]},
-         "logx": False, "logy": False},
-        {"kind": "line", "title": "fraction of trials within the bound", "xlabel": "split r = |T| / |D|",
-         "ylabel": "fraction", "x": x,
-         "series": {FAITHFUL: [row[4] for row in rows], MERGE: [row[5] for row in rows],
-                    "1 - alpha": [1 - alpha] * len(x)}, "logx": False, "logy": False},
-        {"kind": "table", "title": "per split",
-         "columns": ["r", "mean gap", "mean gap (merge)", "bound", "within bound", "within bound (merge)",
-                     "mean partition distance"], "rows": rows}]
-    note = (f"alpha = exp(-K/10) = {alpha:.3f}, so the poster's bound is claimed with probability "
-            f"{1 - alpha:.3f}. Settings of the reference code's exp2 (K = 5, one true block, |D| = 100, r from 0.1 to "
-            "0.9, 200 trials). The gap is MSE(theta_val) - MSE(theta_gt), both refitted on train + validation; it can "
-            "be negative. Both estimates are refitted on all of D, so the gap is about (blocks found - true blocks) "
-            f"x sigma^2/|D|: the mean gap {measured['mean_gap']:.3f} against bounds from {min(r[3] for r in rows):.3f}"
-            " leaves the bound loose in this setting. ")
+        {"kind": "line", "title": "fraction of trials within the poster's bound, at the worst split r "
+                                  "(K = 5, |D| = 100; the criterion asks >= 1 - alpha for rk >= 2)",
+         "xlabel": "true blocks rk(A_gt)", "ylabel": "fraction within the bound", "x": list(blocks),
+         "series": {FAITHFUL: worst_over_splits["gap"], MERGE: worst_over_splits["gap_merge"],
+                    RANDOM: worst_over_splits["random"], SINGLETONS: worst_over_splits["singletons_gap"],
+                    "1 - alpha": [1 - alpha] * len(blocks)}, "logx": False, "logy": False},
+        {"kind": "line", "title": f"mean MSE gap against the poster's bound at r = {r0} (K = 5, |D| = 100)",
+         "xlabel": "true blocks rk(A_gt)", "ylabel": "MSE gap", "x": list(blocks),
+         "series": {"bound": [row[2] for row in at_r0], f"mean gap, {FAITHFUL}": [row[3] for row in at_r0],
+                    f"mean gap, {RANDOM}": [row[5] for row in at_r0],
+                    f"mean gap, {SINGLETONS}": [row[6] for row in at_r0]}, "logx": False, "logy": False},
+        {"kind": "table", "title": "per split r and number of true blocks",
+         "columns": ["r", "true blocks", "bound", "mean gap", "mean gap (merge)", "mean gap (random)",
+                     "mean gap (singletons)", "within bound", "within bound (merge)", "within bound (random)",
+                     "within bound (singletons)", "mean partition distance"], "rows": rows}]
+    sing_max = max(t["singletons_gap"] for r in splits for t in runs[r][1])
+    bound_min = min(row[2] for row in rows)
+    random_gap_min = min(g for r in splits for b in tested for t in runs[r][b] for g in t["random_gaps"]
+                         if g > bound_min) if any(
+        g > bound_min for r in splits for b in tested for t in runs[r][b] for g in t["random_gaps"]) else None
+    note = (f"alpha = exp(-K/10) = {alpha:.3f} (the boundary of the poster's alpha < exp(-K/10)), so the bound is "
+            f"claimed with probability {1 - alpha:.3f}; -40 ln(alpha) = 4K = 20. Data as the reference code's "
+            "(K = 5, |D| = 100, sigma = 1, block means 0, 3, 6, ..., A_gt uniform among the partitions into rk "
+            "blocks). The gap is MSE(theta_val) - MSE(theta_gt), both refitted on train + validation; it can be "
+            "negative. The bound is loose against over-splitting: a partition finer than A_gt costs only its extra "
+            "blocks' estimation noise, about (blocks found - rk) sigma^2/|D|, so all singletons cost about "
+            f"(K - rk) sigma^2/|D| <= 0.04 (at most {sing_max:.3f} measured at one block) against bounds of at "
+            f"least {bound_min:.3f}, and pass everywhere. What the bound can fail is a partition that merges true "
+            "blocks of different means: n1 entries of mean m1 merged with n2 of mean m2 cost n1 n2/(n1 + n2) "
+            "(m1 - m2)^2 >= 4.5 sigma^2 here. That is why rk(A_gt) = 1 (every partition refines it) tests nothing "
+            f"and is left out of the criterion. The random partition is within the bound in at most "
+            f"{max(fraction(r, b, 'random') for r in splits for b in tested):.2f} of its draws at any tested "
+            f"setting (worst {random_m['worst_fraction']:.2f}, against 1 - alpha = {1 - alpha:.3f})")
+    note += (f"; its gaps above the bound start at {random_gap_min:.2f}. " if random_gap_min is not None else ". ")
+    note += (f"The learned sharing is within the bound in {measured['fraction_within_bound']:.2f} of the tested "
+             f"trials (worst setting {measured['worst_fraction']:.2f}): its errors are over-splits, which the bound "
+             "allows. ")
     if not holds:
-        note += f"At the worst split only {worst:.2f} of the trials are within the bound. "
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note.strip())
+        from ..sharing.partition import is_refinement
+
+        bad = [(r, b, t) for r in splits for b in tested for t in runs[r][b] if t["gap"] > t["bound"]]
+        merges = sum(not is_refinement(t["snapped"], t["gt"]) for _, _, t in bad)
+        worst = min(((r, b) for r in splits for b in tested), key=lambda rb: fraction(rb[0], rb[1], "gap"))
+        note = (f"At r = {worst[0]}, rk = {worst[1]} only {fraction(*worst, 'gap'):.2f} of the trials are within "
+                f"the bound. Of the {len(bad)} trials above the bound, {merges} snap to a partition that merges "
+                "true blocks of different means (not a refinement of A_gt). " + note)
+    variants = [{"name": MERGE, "what": VARIANTS["merge"], "measured": merge_m, "holds": criterion(merge_m)}]
+    measured["singletons_worst_fraction"] = singles["worst_fraction"]
+    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, null=null, variants=variants)
 
 
-@claim("share-gaussian-pd", "sharing", "Analysis on Gaussian data (the paper's additional experiments)",
-       "On Gaussian data the partition distance of the learned sharing falls as the number of true blocks grows.",
-       paper_value="falling with the number of blocks", seconds={"quick": 18, "full": 2400})
+@claim("share-gaussian-pd", "sharing", "Analysis on Gaussian data; the reference code's partition-distance "
+                                       "experiment (the lab's reading)",
+       "On data following Eq. (1) the lab's reading of the reference code's experiment: the partition distance "
+       "between the recovered A_val and A_gt is below that of no sharing (all singletons) and of a random "
+       "partition at every number of true blocks rk(A_gt) < K. (The poster states no result of this experiment.)",
+       paper_value=None, seconds={"quick": 14, "full": 2400}, kind="lab",
+       criterion="at every number of true blocks rk(A_gt) < K, the faithful mean partition distance is below "
+                 "all singletons' (K - rk) and below a random partition's",
+       null="the all-singletons estimator (no sharing): partition distance K - rk(A_gt)")
 def gaussian_pd(profile):
     from scipy.stats import spearmanr
 
     from ..sharing.partition import is_refinement
 
     trials = profile.pick(quick=10, full=200)
-    block_counts = (1, 2, 3, 4, 5)
+    K, block_counts = 5, GAUSSIAN_BLOCKS
+    tested = [b for b in block_counts if b < K]
     split = 0.3
-    faithful, merged, columns, refine, rows = [], [], [], [], []
+    faithful, merged, columns, random_pd, singles, refine, rows = [], [], [], [], [], [], []
     nuclear_runs = _gaussian(profile, block_counts, split, trials, "nuclear", (0.0, 0.5))
     column_runs = _gaussian(profile, block_counts, split, trials, "columns", (0.5, 1.0))
     for b in block_counts:
@@ -215,48 +374,71 @@ def gaussian_pd(profile):
         faithful.append(_mean([t["pd"] for t in runs]))
         merged.append(_mean([t["pd_merge"] for t in runs]))
         columns.append(_mean([t["pd"] for t in cols]))
+        random_pd.append(_mean([p for t in runs for p in t["random_pd"]]))
+        singles.append(_mean([t["singletons_pd"] for t in runs]))
         wrong = [t for t in runs if t["pd"] > 0]
         refine.append(_mean([is_refinement(t["snapped"], t["gt"]) for t in wrong]))
-        rows.append([b, faithful[-1], merged[-1], columns[-1], len(wrong), refine[-1]])
-    rho = spearmanr(block_counts, faithful).statistic if len(set(faithful)) > 1 else float("nan")
-    rho = float(rho)
-    holds = bool(rho < 0 and faithful[0] > faithful[-1])
+        rows.append([b, faithful[-1], merged[-1], columns[-1], random_pd[-1], singles[-1], len(wrong), refine[-1]])
+
+    def criterion(pds) -> bool:
+        return all(pds[i] < singles[i] and pds[i] < random_pd[i] for i, b in enumerate(block_counts) if b < K)
+
+    holds, null = judge(criterion, faithful, "the all-singletons estimator (no sharing): partition distance "
+                                             "K - rk(A_gt) per number of true blocks", singles)
+    rho = float(spearmanr(block_counts, faithful).statistic) if len(set(faithful)) > 1 else float("nan")
     measured = {"blocks": list(block_counts), "faithful": faithful, "merge": merged, "columns": columns,
-                "spearman_rho": None if math.isnan(rho) else rho}
-    settings = {"K": 5, "samples": 100, "split": split, "sigma": 1.0, "blocks": list(block_counts), "trials": trials,
-                "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop", "weight_decay": 1e-4, "restarts": 3,
-                "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear", "merge": False, "variants": VARIANTS,
-                "criterion": "holds if the faithful mean partition distance falls with the number of true blocks: "
-                             "Spearman rank correlation < 0 and PD(1 block) > PD(5 blocks)"}
+                "random": random_pd, "singletons": singles, "spearman_rho": None if math.isnan(rho) else rho}
+    criterion_text = (f"holds if at every number of true blocks rk(A_gt) in {tested} (K = 5; at rk = K all "
+                      f"singletons is the truth) the faithful mean partition distance over {trials} trials is below "
+                      f"all singletons' K - rk ({[int(s) for s in singles[:len(tested)]]}) and below the mean of "
+                      f"{DRAWS} random partitions per trial ({[round(x, 2) for x in random_pd[:len(tested)]]})")
+    settings = {"K": K, "samples": 100, "split": split, "sigma": 1.0, "blocks": list(block_counts),
+                "tested_blocks": tested, "trials": trials, "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop",
+                "weight_decay": 1e-4, "restarts": 3, "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
+                "merge": False, "variants": VARIANTS, "random_draws": DRAWS, "criterion": criterion_text}
     evidence = [
         {"kind": "line", "title": "mean partition distance against the number of true blocks (K = 5, |D| = 100, "
                                   "r = 0.3)", "xlabel": "true blocks rk(A_gt)", "ylabel": "mean partition distance",
-         "x": list(block_counts), "series": {FAITHFUL: faithful, MERGE: merged, COLUMNS: columns},
+         "x": list(block_counts), "series": {FAITHFUL: faithful, MERGE: merged, COLUMNS: columns, RANDOM: random_pd,
+                                             SINGLETONS: singles},
          "logx": False, "logy": False},
         {"kind": "table", "title": "mean partition distance per number of true blocks",
-         "columns": ["true blocks", FAITHFUL, MERGE, COLUMNS, "faithful trials with PD > 0",
-                     "of which finer than the truth"], "rows": rows}]
+         "columns": ["true blocks", FAITHFUL, MERGE, COLUMNS, "random partition", SINGLETONS,
+                     "faithful trials with PD > 0", "of which finer than the truth"], "rows": rows}]
     wrong_fine = [x for x in refine if x is not None]
-    note = (f"With the lab's merge pass the mean partition distance is at most {max(merged):.2f} in every setting "
-            "(the 0.00 the lab reported before the merge pass was made optional) because the faithful method's "
-            f"errors are over-splits (a fraction {_mean(wrong_fine) if wrong_fine else float('nan'):.2f} of the "
-            "faithful trials with PD > 0 snap to a partition finer than the truth: two columns holding the same "
-            "mean fit as well as one), and merging blocks while the validation loss rises at most 2 % undoes "
-            "exactly those; that flattens the poster's trend, so it is not the default. The over-splitting is "
-            "strongest with few true blocks (more entries share a block that can be split) and comes largely from "
-            "the poster's nuclear norm: a row spread over two columns holding the same block has a lower nuclear "
-            "norm than the hard choice, while the reference code's column-norm sum is indifferent to it "
-            "(series 'columns').")
+    fine_text = f"{_mean(wrong_fine):.2f}" if wrong_fine else "none"
+    note = ("The poster reports no partition distance on Gaussian data; the reference code's experiment measures "
+            "it against the number of true blocks, and this check reads it against two estimators a referee would "
+            "compare with: no sharing (all singletons, partition distance K - rk) and the random partition the "
+            "method starts from. The all-singletons estimator is the null: a criterion that it passed would "
+            "credit the method for no sharing at all. "
+            f"The faithful method's errors are over-splits (a fraction {fine_text} of its trials with PD > 0 snap "
+            "to a partition finer than the truth: two columns holding the same mean fit as well as one); they are "
+            "most frequent with few true blocks (more entries share a block that can be split) and come largely "
+            "from the poster's nuclear norm: a row spread over two columns holding the same block has a lower "
+            "nuclear norm than the hard choice, while the reference code's column-norm sum is indifferent to it "
+            f"(series '{COLUMNS}'). The lab's merge pass undoes over-splits (mean partition distance at most "
+            f"{max(merged):.2f}). ")
+    if not math.isnan(rho):
+        note += (f"The faithful partition distance against the number of true blocks has Spearman rho = {rho:.2f} "
+                 "(reported, not tested: the poster states no trend). ")
     if not holds:
-        note = (f"The faithful partition distance does not fall (Spearman rho = {rho:.2f}). " + note)
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note)
+        fails = [f"rk = {b}: {faithful[i]:.2f} against {singles[i]:.0f} (singletons) and {random_pd[i]:.2f} (random)"
+                 for i, b in enumerate(block_counts) if b < K and not (faithful[i] < singles[i]
+                                                                        and faithful[i] < random_pd[i])]
+        note = ("The faithful partition distance is not below both baselines at " + "; ".join(fails) + ". " + note)
+    variants = [_variant("merge", merged, criterion), _variant("columns", columns, criterion)]
+    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, null=null, variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------- sum of numbers
 @claim("share-sum", "sharing", "Experiments (Sum of Numbers)",
        "Regressing the sum of a sequence of number words, the learned sharing recovers the permutation "
        "invariance (partition distance to the true sharing) and regresses the sum.", paper_value=None,
-       seconds={"quick": 4, "full": 120})
+       seconds={"quick": 4, "full": 120},
+       criterion="the faithful partition distance to the true sharing (all positions one block) is 0 in every run",
+       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per run)")
 def sum_of_numbers(profile):
     from ..sharing.defaults import DEFAULTS
     from ..sharing.tasks import sum_task
@@ -266,7 +448,7 @@ def sum_of_numbers(profile):
     test = profile.pick(quick=1000, full=100_000)
     seeds = [profile.seed + s for s in range(runs_per)]
     rows, faithful_all, row_max = [], [], []
-    series = {FAITHFUL: [], MERGE: [], COLUMNS: []}
+    series = {FAITHFUL: [], MERGE: [], COLUMNS: [], RANDOM: [], SINGLETONS: []}
     loss = {FAITHFUL: [], COLUMNS: [], "A_gt (one block)": []}
     n = len(lengths)
     for i, L in enumerate(lengths):
@@ -274,32 +456,42 @@ def sum_of_numbers(profile):
         runs = _run(make, seeds, profile, f"sum, {L} positions", (i / n, (i + 0.5) / n))
         cols = _run(make, seeds, profile, f"sum, {L} positions, columns", ((i + 0.5) / n, (i + 1) / n),
                     rank_penalty="columns")
+        base = [_baselines(t.gt, s) for s, (t, _) in zip(seeds, runs)]
         pd_f = [r.snapped_distance for _, r in runs]
         faithful_all += pd_f
         row_max += [float(r.A.max(1).mean()) for _, r in runs]
         series[FAITHFUL].append(_mean(pd_f))
         series[MERGE].append(_mean([r.partition_distance for _, r in runs]))
         series[COLUMNS].append(_mean([r.snapped_distance for _, r in cols]))
+        series[RANDOM].append(_mean([p for b in base for p in b["random"]]))
+        series[SINGLETONS].append(_mean([b["singletons"] for b in base]))
         faithful_loss = [t.refit_loss(r.snapped) for t, r in runs]
         loss[FAITHFUL].append(_mean(faithful_loss))
         loss[COLUMNS].append(_mean([r.test_loss for _, r in cols]))
         loss["A_gt (one block)"].append(_mean([r.gt_test_loss for _, r in runs]))
-        rows.append([L, series[FAITHFUL][-1], series[MERGE][-1], series[COLUMNS][-1], loss[FAITHFUL][-1],
-                     loss[COLUMNS][-1], loss["A_gt (one block)"][-1]])
-    holds = all(p == 0 for p in faithful_all)
+        rows.append([L, series[FAITHFUL][-1], series[MERGE][-1], series[COLUMNS][-1], series[RANDOM][-1],
+                     series[SINGLETONS][-1], loss[FAITHFUL][-1], loss[COLUMNS][-1], loss["A_gt (one block)"][-1]])
+    criterion = _exact_criterion(lambda m: m["partition_distance"])
     d = DEFAULTS["sum"]
     measured = {"positions": list(lengths), "partition_distance": series[FAITHFUL],
                 "test_mse": loss[FAITHFUL], "test_mse_gt": loss["A_gt (one block)"],
-                "partition_distance_columns": series[COLUMNS], "partition_distance_merge": series[MERGE]}
+                "partition_distance_columns": series[COLUMNS], "partition_distance_merge": series[MERGE],
+                "partition_distance_random": series[RANDOM], "partition_distance_singletons": series[SINGLETONS]}
+    holds, null = judge(criterion, measured, f"a random partition (a random A as the method initialises it, "
+                                             f"snapped; {DRAWS} draws per run): mean partition distance per length",
+                        {"partition_distance": series[RANDOM]})
+    criterion_text = (f"holds if the faithful partition distance to the true sharing (all {list(lengths)} "
+                      f"positions one block) is 0 in every one of the {runs_per} run(s) per length; the test MSE "
+                      "is reported against the true sharing's")
     settings = {"positions": list(lengths), "runs": runs_per, "seeds": seeds, "train": 100, "val": 150, "test": test,
                 "label_noise": 0.5, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
                 "restarts": d["restarts"], "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
-                "merge": False, "variants": VARIANTS,
-                "criterion": "holds if the faithful partition distance to the true sharing (all positions one "
-                             "block) is 0 in every run; the test MSE is reported against the true sharing's"}
+                "merge": False, "variants": VARIANTS, "random_draws": DRAWS, "criterion": criterion_text}
     x = [float(L) for L in lengths]
     evidence = [
-        {"kind": "bar" if n == 1 else "line", "title": "partition distance to the true sharing (one block)",
+        {"kind": "bar" if n == 1 else "line",
+         "title": "partition distance to the true sharing (one block), beside the random partition the method "
+                  "starts from and no sharing",
          **({"labels": [f"{L} positions" for L in lengths]} if n == 1 else
             {"xlabel": "sequence length (positions)", "x": x, "logx": False}),
          "ylabel": "mean partition distance", "series": series, "logy": False},
@@ -308,29 +500,40 @@ def sum_of_numbers(profile):
             {"xlabel": "sequence length (positions)", "x": x, "logx": False}),
          "ylabel": "test MSE", "series": loss, "logy": False},
         {"kind": "table", "title": "sum of numbers",
-         "columns": ["positions", "PD " + FAITHFUL, "PD merge", "PD columns", "test MSE " + FAITHFUL,
-                     "test MSE columns", "test MSE A_gt"], "rows": rows}]
+         "columns": ["positions", "PD " + FAITHFUL, "PD merge", "PD columns", "PD random partition",
+                     "PD all singletons", "test MSE " + FAITHFUL, "test MSE columns", "test MSE A_gt"],
+         "rows": rows}]
     note = ("The poster states no number. Data as the reference code (digits 1-9 in every position, +-0.5 uniform "
             "label noise, 100 train / 150 validation, noiseless test set); the model is the lab's linear read-out "
             "per position with the expected-loss closed form as the lower level (the reference trains an embedding "
             "network with a Neumann-series implicit hypergradient, an L1 loss and early stopping), so the test MSE "
-            "is not comparable with the paper's.")
+            f"is not comparable with the paper's. The random partition the method starts from is {series[RANDOM]} "
+            f"entries away from the truth on average, all singletons {series[SINGLETONS]}.")
     if not holds:
-        note = (f"With the poster's nuclear norm the relaxed A stays soft (its rows' largest entry "
-                f"{_mean(row_max):.2f} on average; a 0/1 A has 1, the uniform A 1/K): a row spread over columns "
-                "holding the same weights lowers the nuclear norm (the uniform A has rank 1 and norm 1, a hard single "
-                "block sqrt(K)) while the validation loss barely tells the columns apart, so argmax snapping splits "
-                "the single block. The reference code's column-norm penalty, indifferent to that spread, gives mean "
-                f"partition distances {series[COLUMNS]}, the merge pass {series[MERGE]}. " + note)
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note)
+        note = (f"The faithful partition distance is {series[FAITHFUL]}. With the poster's nuclear norm the relaxed "
+                f"A stays soft (its rows' largest entry {_mean(row_max):.2f} on average; a 0/1 A has 1, the uniform "
+                "A 1/K): a row spread over columns holding the same weights lowers the nuclear norm (the uniform A "
+                "has rank 1 and norm 1, a hard single block sqrt(K)) while the validation loss barely tells the "
+                "columns apart, so argmax snapping splits the single block. The reference code's column-norm "
+                f"penalty, indifferent to that spread, gives mean partition distances {series[COLUMNS]}, the merge "
+                f"pass {series[MERGE]}. " + note)
+    variants = [_variant("merge", {"partition_distance": series[MERGE]}, criterion),
+                _variant("columns", {"partition_distance": series[COLUMNS]}, criterion)]
+    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note,
+                   criterion=criterion_text, null=null, variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------- permutation group
-@claim("share-group", "sharing", "Contribution: recovering shift and permutation equivariance",
-       "The sharing of a permutation-group equivariant layer is recovered from data.", paper_value=0,
-       seconds={"quick": 6, "full": 60})
+@claim("share-group", "sharing", "The lab's task (the poster's contribution: recovering shift and permutation "
+                                 "equivariance)",
+       "The lab's own check of method 1 on a task of its own (not an experiment of the poster): the sharing of an "
+       "S(4)-equivariant linear layer on V is recovered from data, partition distance 0.", paper_value=None,
+       seconds={"quick": 6, "full": 60}, kind="lab",
+       criterion="the faithful partition distance to the orbit partition is 0 in every trial",
+       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per trial)")
 def group_layer(profile):
     from ..sharing.defaults import DEFAULTS
+    from ..sharing.partition import is_refinement
     from ..sharing.tasks import group_task
 
     group, rep = "S(4)", "V"
@@ -340,34 +543,46 @@ def group_layer(profile):
     runs = _run(make, seeds, profile, f"{group} {rep}>>{rep}", (0.0, 0.5))
     cols = _run(make, seeds, profile, f"{group} {rep}>>{rep}, columns", (0.5, 1.0), rank_penalty="columns")
     pds = [r.snapped_distance for _, r in runs]
-    holds = all(p == 0 for p in pds)
+    base = [_baselines(t.gt, s) for s, (t, _) in zip(seeds, runs)]
+    random_pd = _mean([p for b in base for p in b["random"]])
     d = DEFAULTS["group"]
     task, first = runs[0]
+    K, true_blocks = int(task.K), int(task.gt.max() + 1)
+    criterion = _exact_criterion(lambda m: m["partition_distance"])
+    measured = {"partition_distance": _mean(pds), "merge": _mean([r.partition_distance for _, r in runs]),
+                "columns": _mean([r.snapped_distance for _, r in cols]), "random": random_pd,
+                "singletons": _mean([b["singletons"] for b in base]), "K": K, "true_blocks": true_blocks}
+    holds, null = judge(criterion, measured, f"a random partition (a random A as the method initialises it, "
+                                             f"snapped; {DRAWS} draws per trial): mean partition distance",
+                        {"partition_distance": random_pd})
+    criterion_text = (f"holds if the faithful partition distance to the orbit partition ({K} entries, {true_blocks} "
+                      f"blocks) is 0 in every one of {trials} trial(s)")
     settings = {"group": group, "rep_in": rep, "rep_out": rep, "train": 60, "val": 100, "noise": 0.1,
                 "trials": trials, "seeds": seeds, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
                 "restarts": d["restarts"], "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
-                "merge": False, "variants": VARIANTS,
-                "criterion": "holds if the faithful partition distance to the orbit partition is 0 in every trial"}
-    measured = {"partition_distance": _mean(pds), "merge": _mean([r.partition_distance for _, r in runs]),
-                "columns": _mean([r.snapped_distance for _, r in cols]), "K": int(task.K),
-                "true_blocks": int(task.gt.max() + 1)}
+                "merge": False, "variants": VARIANTS, "random_draws": DRAWS, "criterion": criterion_text}
     evidence = [
-        {"kind": "matrix", "title": f"{group} {rep} >> {rep}, seed {seeds[0]} (faithful): relaxed A, the snapped "
-                                    "matrix the partition distance is computed from, and A_gt",
-         "matrices": _matrices(first.A, first.snapped, task.gt)},
+        _matrix_item(f"{group} {rep} >> {rep}, seed {seeds[0]} (faithful): relaxed A, the snapped matrix the "
+                     "partition distance is computed from, and A_gt", first.A, first.snapped, task.gt),
+        {"kind": "bar", "title": f"partition distance to the orbit partition ({K} entries, {true_blocks} blocks)",
+         "labels": [f"{group} {rep} >> {rep}"], "ylabel": "mean partition distance",
+         "series": {FAITHFUL: [measured["partition_distance"]], MERGE: [measured["merge"]],
+                    COLUMNS: [measured["columns"]], RANDOM: [random_pd], SINGLETONS: [measured["singletons"]]},
+         "logy": False},
         {"kind": "table", "title": "per trial",
-         "columns": ["seed", "PD " + FAITHFUL, "PD merge", "PD columns", "blocks found (faithful)", "test MSE",
-                     "test MSE, A_gt"],
+         "columns": ["seed", "PD " + FAITHFUL, "PD merge", "PD columns", "PD random partition (mean of draws)",
+                     "PD all singletons", "blocks found (faithful)", "test MSE", "test MSE, A_gt"],
          "rows": [[s, int(r.snapped_distance), int(r.partition_distance), int(c.snapped_distance),
-                   int(r.snapped.max() + 1), float(task_.refit_loss(r.snapped)), float(r.gt_test_loss)]
-                  for s, (task_, r), (_, c) in zip(seeds, runs, cols)]}]
-    from ..sharing.partition import is_refinement
-
+                   _mean(b["random"]), int(b["singletons"]), int(r.snapped.max() + 1),
+                   float(task_.refit_loss(r.snapped)), float(r.gt_test_loss)]
+                  for s, (task_, r), (_, c), b in zip(seeds, runs, cols, base)]}]
     wrong = [(r, t.gt) for t, r in runs if r.snapped_distance > 0]
     finer = sum(is_refinement(r.snapped, gt) for r, gt in wrong)
-    note = ("The group task is the lab's (the poster reports shift and permutation equivariance recovered; the "
-            "reference code has no group-layer experiment): y = W x + 0.1 noise with W a random S(4)-equivariant "
-            "layer on V (2 shared values: diagonal and off-diagonal), 60 train / 100 validation.")
+    note = ("The group task is the lab's: the poster reports shift and permutation equivariance recovered, and "
+            "the reference code has no group-layer experiment. y = W x + 0.1 noise with W a random "
+            "S(4)-equivariant layer on V (2 shared values: diagonal and off-diagonal), 60 train / 100 validation. "
+            f"The random partition the method starts from is {random_pd:.2f} entries away from the truth on "
+            f"average, all singletons {measured['singletons']:.0f}.")
     if not holds:
         row_max = _mean([float(r.A.max(1).mean()) for r, _ in wrong])
         note = (f"{len(wrong)} of {trials} faithful runs miss the orbit partition ({finer} of them with a partition "
@@ -377,4 +592,7 @@ def group_layer(profile):
                 "sum_j sqrt(n_j) for a hard partition), so true blocks are spread over several columns and argmax "
                 "splits them or snaps noise. See 'PD merge' (the lab's merge pass) and 'PD columns' (the reference "
                 "code's column-norm penalty) in the table. " + note)
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note)
+    variants = [_variant("merge", {"partition_distance": measured["merge"]}, criterion),
+                _variant("columns", {"partition_distance": measured["columns"]}, criterion)]
+    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note,
+                   criterion=criterion_text, null=null, variants=variants)
