@@ -129,8 +129,11 @@ def test_gap_bound_holds_with_power(outcomes):
     # the bound is loose against over-splitting: all singletons are within it everywhere
     assert m["singletons_worst_fraction"] == 1.0
     fig = out.evidence[0]
-    assert fig["x"] == [1, 2, 3, 4, 5] and "1 - alpha" in fig["series"]
-    assert "random partition (a random A, snapped)" in fig["series"]
+    assert fig["labels"] == [f"rk = {b}" for b in range(1, 6)] and "1 - alpha = 0.393" in fig["title"]
+    assert fig["series"]["random partition (a random A, snapped)"][2:] == [
+        min(null["within_bound"][r][b] for r in null["within_bound"]) for b in ("3", "4", "5")]
+    gaps = out.evidence[1]
+    assert gaps["logy"] is True and all(v is None or v > 0 for ys in gaps["series"].values() for v in ys)
 
 
 def test_random_partition_refines_the_truth_rarely():
