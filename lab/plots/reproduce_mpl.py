@@ -164,8 +164,9 @@ def _chart(item: dict):
     series = {str(label): _floats(ys) for label, ys in item.get("series", {}).items()}
     if kind == "line":
         x = _floats(item.get("x", []))
+        marker = "o" if len(x) <= 40 else None  # markers on long curves only blur them
         for label, ys in series.items():
-            ax.plot(x, ys, marker="o", markersize=3.5, label=label)
+            ax.plot(x, ys, marker=marker, markersize=3.5, label=label)
         ax.set_xlabel(_wrap(item.get("xlabel", ""), width - 0.8, LABEL), fontsize=LABEL)
         if item.get("logx") and _positive([x]):
             ax.set_xscale("log")

@@ -1,3 +1,224 @@
 """Claim of Finzi's thesis (appendix A.1.3, Figure A.1): the Krylov nullspace solver's residual falls
-exponentially to the limits of floating point precision."""
+exponentially to the limits of floating point precision.
+
+The thesis proves that gradient descent on ||C X||_F^2 from a Gaussian X keeps the nullspace part of X and
+shrinks the rest by (I - eta Sigma^2)^t, and shows it empirically in Figure A.1: "over a range of groups and
+tensor representations for r_max = 20 ... X converges to the limits of floating point precision in 300
+iterations".  The figure's curves are not in the seed text (only its caption), so the check reads the caption's
+numbers: r_max = 20 and 300 iterations.
+
+The lab's solver (``lab.solvers.krylov.krylov_basis``) decides: it runs the algorithm with a heavy-ball momentum
+term, as the thesis's reference code does (SGD with momentum), and reports its relative residual per iteration
+through ``on_iteration``.  Algorithm 1 as printed (plain gradient descent, eta = 1 / lambda_max) runs beside it as
+a named variant.
+"""
 from __future__ import annotations
+
+import math
+
+from .claim import Outcome, claim, judge
+
+#: the caption's numbers: r_max and the iterations within which X reaches floating point precision
+R_MAX, ITERATIONS = 20, 300
+#: "the limits of floating point precision", for a float64 residual relative to ||C|| ||X_0||
+FLOOR = 1e-10
+
+CRITERION = (f"every case's relative residual ||C X_t|| / (||C|| ||X_0||) reaches <= {FLOOR:g} (float64) within "
+             f"{ITERATIONS} iterations from the Gaussian start, r_max = {R_MAX}, and the exponential fit of its "
+             "decay (least squares of log10 residual against the iteration) has a negative slope")
+NULL = "the Gaussian start X_0 the solver begins from (iteration 0, no step taken)"
+
+
+def cases(full: bool) -> list[tuple[str, str]]:
+    """(group, rep): permutation, rotation, orthogonal, Lorentz and unitary groups; every rank below r_max."""
+    rows = [("S(5)", "T(3)"), ("SO(3)", "T(4)"), ("O(4)", "T(2)"), ("SO13p()", "T(2)"), ("SU(2)", "T(2,2)"),
+            ("Sp(2)", "T(2)")]
+    if full:
+        rows += [("S(5)", "T(4)"), ("SO(3)", "T(5)"), ("O(4)", "T(4)"), ("Sp(2)", "T(4)"), ("SU(3)", "T(3,0)"),
+                 ("SU(3)", "T(2,1)")]
+    return rows
+
+
+def decay(its: list, res: list) -> dict:
+    """What the criterion reads from one residual curve: the first iteration at or below ``FLOOR`` (None if
+    none within ``ITERATIONS``) and the slope, in decades per iteration, of the least-squares line through
+    log10 residual up to that iteration (None with fewer than two points)."""
+    pairs = [(i, r) for i, r in zip(its, res) if i <= ITERATIONS and r > 0]
+    first = next((i for i, r in pairs if r <= FLOOR), None)
+    fit = [(i, math.log10(r)) for i, r in pairs if first is None or i <= first]
+    slope = None
+    if len(fit) >= 2:
+        mx = sum(i for i, _ in fit) / len(fit)
+        my = sum(y for _, y in fit) / len(fit)
+        sxx = sum((i - mx) ** 2 for i, _ in fit)
+        slope = sum((i - mx) * (y - my) for i, y in fit) / sxx if sxx else None
+    return {"first iteration <= floor": first, "decades per iteration": slope}
+
+
+def every_curve_converges(curves: dict) -> bool:
+    """The criterion, read on {case: decay(...)}."""
+    return bool(curves) and all(c["first iteration <= floor"] is not None and c["decades per iteration"] is not None
+                                and c["decades per iteration"] < 0 for c in curves.values())
+
+
+def _one_thread():
+    """A context that runs torch on one thread (small solves on a shared machine; restored after)."""
+    import contextlib
+
+    import torch
+
+    @contextlib.contextmanager
+    def ctx():
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+
+    return ctx()
+
+
+def plain_gradient_descent(group, factors, iterations: int = ITERATIONS, r_max: int = R_MAX, seed: int = 0):
+    """Algorithm 1 as printed: X ~ N(0, 1)^(n x r_max), X <- X - eta C^T C X with eta = 1 / lambda_max (the thesis
+    asks eta < 2 / sigma_max^2), ``iterations`` steps; the relative residual per iteration (same measure as the
+    lab's solver)."""
+    import torch
+
+    from ..solvers.krylov import StructuredConstraints
+
+    dims = tuple(f.size for f in factors)
+    n = math.prod(dims)
+    dtype = torch.complex128 if _complex(group, factors) else torch.float64
+    ops = StructuredConstraints(group, factors, torch.device("cpu"), dtype)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    v = torch.randn((1,) + dims, generator=gen, dtype=torch.float64).to(dtype)
+    lam_max = 1.0
+    for _ in range(50):
+        w = ops.normal(v)
+        lam_max = float(torch.linalg.vector_norm(w) / torch.linalg.vector_norm(v))
+        v = w / torch.linalg.vector_norm(w)
+    lam_max = max(lam_max, 1e-12) * 1.05
+    r = min(r_max, n)
+    X = torch.randn((r,) + dims, generator=gen, dtype=torch.float64).to(dtype)
+
+    def relative(X):
+        res = math.sqrt(sum(float(torch.linalg.vector_norm(c) ** 2) for c in ops.apply(X)))
+        return res / (math.sqrt(n) * math.sqrt(r * lam_max))
+
+    its, res = [0], [relative(X)]
+    for it in range(1, iterations + 1):
+        X = X - ops.normal(X) / lam_max
+        its.append(it), res.append(relative(X))
+    return its, res
+
+
+def _complex(group, factors) -> bool:
+    import numpy as np
+
+    return bool(np.issubdtype(np.result_type(group.dtype, *(f.dtype for f in factors)), np.complexfloating))
+
+
+@claim("thesis-krylov-residual", "thesis", "§2.5.2 and appendix A.1.3, Figure A.1",
+       "The Krylov nullspace method (Algorithm 1) converges exponentially: over a range of groups and tensor "
+       "representations, with r_max = 20, X converges to the limits of floating point precision in 300 iterations.",
+       paper_value="Figure A.1 (described in its caption, curves not in the seed text): r_max = 20, floating point "
+                   "precision within 300 iterations",
+       seconds={"quick": 6, "full": 90}, criterion=CRITERION, null=NULL)
+def measure(profile):
+    from ..groups import parse_group
+    from ..reps.parse import parse_rep
+    from ..solvers.krylov import krylov_basis
+
+    table = cases(profile.full)
+    curves, gd_curves, rows, starts = {}, {}, [], {}
+    with _one_thread():
+        for k, (group_text, rep_text) in enumerate(table):
+            profile.checkpoint()
+            profile.progress(k / len(table), f"{rep_text} of {group_text}")
+            group = parse_group(group_text)
+            rep = parse_rep(rep_text, group)
+            (block,) = rep.blocks
+            its, res = [], []
+            Q = krylov_basis(group, block.factors, r_start=R_MAX, seed=profile.seed,
+                             on_iteration=lambda i, r: (its.append(i), res.append(r)))
+            name = f"{group_text} {rep_text}"
+            curves[name] = (its, res)
+            starts[name] = res[0]
+            gd_curves[name] = plain_gradient_descent(group, block.factors, seed=profile.seed)
+            lab, gd = decay(its, res), decay(*gd_curves[name])
+            rows.append([name, block.size, Q.shape[1], R_MAX, lab["first iteration <= floor"],
+                         lab["decades per iteration"], res[0], min(res), its[-1],
+                         gd["first iteration <= floor"], gd["decades per iteration"], min(gd_curves[name][1])])
+    measured = {name: decay(*c) for name, c in curves.items()}
+    null_measured = {name: decay([0], [r0]) for name, r0 in starts.items()}
+    holds, null = judge(every_curve_converges, measured, NULL, null_measured)
+    gd_measured = {name: decay(*c) for name, c in gd_curves.items()}
+    gd_holds = every_curve_converges(gd_measured)
+    reached = [m["first iteration <= floor"] for m in measured.values()]
+    slopes = [m["decades per iteration"] for m in measured.values()]
+    gd_reached = [m["first iteration <= floor"] for m in gd_measured.values()]
+    summary = {"cases": len(table), "converged": sum(r is not None for r in reached),
+               "latest iteration <= floor": max((r for r in reached if r is not None), default=None),
+               "slowest decay, decades per iteration": max((s for s in slopes if s is not None), default=None)}
+    longest = max(len(c[0]) for c in curves.values())
+    longest_gd = max(len(c[0]) for c in gd_curves.values())
+
+    def series(curves, length):
+        out = {}
+        for name, (its, res) in curves.items():
+            ys = [None] * length
+            for i, r in zip(its, res):
+                if i < length:
+                    ys[i] = r
+            out[name] = ys
+        return out
+
+    fitted = [v for v in slopes if v is not None]
+    rate = f"{min(fitted):.4f} to {max(fitted):.4f}" if fitted else "(no fit)"
+    criterion = (f"{CRITERION}: {summary['converged']} of {len(table)} cases, the latest at iteration "
+                 f"{summary['latest iteration <= floor']}")
+    return Outcome(
+        measured=summary, holds=holds,
+        settings={"cases": [f"{g} {r}" for g, r in table], "r_max": R_MAX, "iterations": ITERATIONS,
+                  "floor": FLOOR, "dtype": "float64", "solver": "lab.solvers.krylov.krylov_basis (heavy-ball "
+                  "momentum, step from a power-iteration estimate of ||C^T C||, stopping test every 25 iterations "
+                  "at 1e-12)", "seed": profile.seed, "torch threads": 1, "criterion": criterion},
+        criterion=criterion, null=null,
+        variants=[{"name": "Algorithm 1 as printed (plain gradient descent)",
+                   "what": "X <- X - eta C^T C X, eta = 1 / lambda_max, no momentum, 300 iterations, r_max = 20, "
+                           "the same Gaussian start and residual measure",
+                   "measured": {"converged": sum(r is not None for r in gd_reached), "cases": len(table),
+                                "latest iteration <= floor": max((r for r in gd_reached if r is not None),
+                                                                 default=None)},
+                   "holds": gd_holds}],
+        evidence=[
+            {"kind": "line", "title": "Lab's Krylov solver, r_max = 20: relative residual per iteration (thesis "
+                                      "Fig. A.1 is known by its caption only, not reproduced from numbers)",
+             "xlabel": "iteration", "ylabel": "||C X_t|| / (||C|| ||X_0||)", "x": list(range(longest)),
+             "series": {**series(curves, longest), f"floor {FLOOR:g}": [FLOOR] * longest}, "logy": True},
+            {"kind": "line", "title": "Variant: Algorithm 1 as printed (plain gradient descent, "
+                                      "eta = 1 / lambda_max, no momentum)",
+             "xlabel": "iteration", "ylabel": "||C X_t|| / (||C|| ||X_0||)", "x": list(range(longest_gd)),
+             "series": {**series(gd_curves, longest_gd), f"floor {FLOOR:g}": [FLOOR] * longest_gd}, "logy": True},
+            {"kind": "table", "title": "Per case: the lab's solver (decides) and Algorithm 1 as printed (variant)",
+             "columns": ["case", "n", "rank", "r_max", "first iteration <= 1e-10", "decades per iteration",
+                         "residual at the start", "smallest residual", "iterations run",
+                         "plain GD: first iteration <= 1e-10", "plain GD: decades per iteration",
+                         "plain GD: smallest residual"], "rows": rows}],
+        note=("The thesis's Figure A.1 is known from its caption only (r_max = 20, floating point precision within "
+              "300 iterations); the check uses those two numbers and the residual the lab's solver stops on, "
+              "||C X_t|| relative to ||C|| times the size of the Gaussian start.  The lab's solver adds heavy-ball "
+              "momentum, as the thesis's reference code does; it stops once the residual is below 1e-12 at one of "
+              "its checks (every 25 iterations), so its curves end there rather than at the float64 floor.  The "
+              "baseline, the Gaussian start itself, has a relative residual of "
+              f"{min(starts.values()):.2g} to {max(starts.values()):.2g}: the criterion credits the iterations, "
+              f"not the start.  The lab's solver decays by {rate} decades per iteration; the heavy-ball rate for "
+              "the condition number 400 it assumes is log10(19/21) = "
+              f"{math.log10(19 / 21):.4f} per iteration.  Algorithm 1 as printed (plain gradient descent) is shown beside it; "
+              "its rate is set by the condition number of C^T C (the thesis's O(kappa log 1/eps)), so it is faster "
+              "on the well-conditioned cases and slower on the others: "
+              + ("it reaches " + f"{FLOOR:g} within 300 iterations in every case." if gd_holds else
+                 "it does not reach " + f"{FLOOR:g} within 300 iterations for "
+                 + ", ".join(f"{name} (smallest residual {min(gd_curves[name][1]):.2g})"
+                             for name, m in gd_measured.items() if m["first iteration <= floor"] is None) + ".")))

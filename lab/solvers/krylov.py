@@ -77,7 +77,11 @@ class StructuredConstraints:
 
 
 def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_iter=20000,
-                 r_start=16, seed=0, progress=None) -> np.ndarray:
+                 r_start=16, seed=0, progress=None, on_iteration=None) -> np.ndarray:
+    """Orthonormal basis (n x rank) of the nullspace of the constraints of ``group`` on the tensor product of
+    ``factors``.  ``on_iteration(it, residual)``, when given, receives the relative residual (the one the
+    stopping test reads) of the start (``it`` = 0, and again after each doubling of r_max) and of every
+    iteration; it only observes: the iterates and the basis are the same with or without it."""
     import torch
 
     dims = tuple(f.size for f in factors)
@@ -114,16 +118,24 @@ def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_
     # residuals are measured against the size of a fresh Gaussian start, so an empty nullspace
     # (X decaying to zero) converges too; nullspace directions keep singular values of order one
     x0_norm = math.sqrt(n)
+
+    def relative(X):
+        res = math.sqrt(sum(float(torch.linalg.vector_norm(c) ** 2) for c in ops.apply(X)))
+        return res / (x0_norm * math.sqrt(X.shape[0] * lam_max))
+
     it = 0
+    if on_iteration:
+        on_iteration(it, relative(X))
     while True:
         converged = False
         while it < max_iter:
             step = X - eta * ops.normal(X) + beta * (X - prev)
             prev, X = X, step
             it += 1
+            if on_iteration:
+                on_iteration(it, relative(X))
             if it % 25 == 0:
-                res = math.sqrt(sum(float(torch.linalg.vector_norm(c) ** 2) for c in ops.apply(X)))
-                rel = res / (x0_norm * math.sqrt(X.shape[0] * lam_max))
+                rel = relative(X)  # (computed again, not reused: the observed run is the unobserved one)
                 if progress:
                     progress(min(0.99, math.log10(max(rel, 1e-300)) / math.log10(tol)),
                              f"krylov: iteration {it}, r_max {r_max}, residual {rel:.1e}")
@@ -144,6 +156,8 @@ def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_
         X = torch.cat([X, extra])
         prev = torch.cat([prev, extra])
         r_max = new_r
+        if on_iteration:
+            on_iteration(it, relative(X))
     if rank == 0:
         return np.zeros((n, 0), dtype=np_dtype)
     # rows of mat span the nullspace: orthonormal basis from the SVD
