@@ -124,7 +124,7 @@ def _complex(group, factors) -> bool:
        "representations, with r_max = 20, X converges to the limits of floating point precision in 300 iterations.",
        paper_value="Figure A.1 (described in its caption, curves not in the seed text): r_max = 20, floating point "
                    "precision within 300 iterations",
-       seconds={"quick": 6, "full": 90}, criterion=CRITERION, null=NULL)
+       seconds={"quick": 8, "full": 90}, criterion=CRITERION, null=NULL)
 def measure(profile):
     from ..groups import parse_group
     from ..reps.parse import parse_rep
