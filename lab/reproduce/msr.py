@@ -494,7 +494,7 @@ def measure_exclusive_vs_group(profile) -> Outcome:
         # the variant: group sparsity also on its own scale (the grid times group_scale), picked on validation
         scale = group_scale(n_out, _latent(rank, kernel))
         own = tuple(float(f"{scale * g:.3g}") for g in _plan(profile)["group_scaled"])
-        runs = {**gr.results, **_runs(profile, rank, kernel, 20, "group", own, n_in)}
+        runs = {**gr.results, **_runs(profile, rank, kernel, 20, "group", own, n_in, shared=False)}  # its own
         best = min(runs, key=lambda g: runs[g].val_loss)
         variant[name] = _pct(ex.picked_test / runs[best].test_loss - 1)
         variant_rows.append([name, _f(scale, 3), ", ".join(f"{g:g}" for g in own), best,
