@@ -468,8 +468,8 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
                f"({main.config.lr:g}, set to train the model within {main.config.steps} steps) the dynamics are far "
                "from the gradient flow the paper analyses, and Aug's component outside E, started by sampling "
                "noise, grows as Aug trains, consistent with E being unstable for the augmented dynamics (the "
-               "paper's observation (i)). The paper's reading holds near A0, at its rate, where its models barely "
-               "move (the full profile runs the paper's settings). ")
+               "paper's observation (i)). The paper states the effect at its own rate, where its models barely move "
+               "from A0; the full profile runs the paper's settings. ")
     tracker = (f"Variant 'Nom recorded from the Aug model': the criterion compares ||Pi_perp A|| at the same step, so "
                f"it is unchanged; in the figure Nom's curve is drawn at Aug's ||A - A0||, {x_scale:.2f} of Nom's own "
                f"({'compressed' if x_scale < 1 else 'stretched'} along x), so Nom appears to leave E "
