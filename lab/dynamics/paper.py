@@ -80,7 +80,7 @@ PAPER = {
                             "area averaging of 28 x 28 (torch); 8 x 8 for the digits"),
         "group": Entry("Z(n)*Z(n)", "D.2: cyclic translations (models.TranslationNet, datasets.Shift)",
                        "the reference's Shift draws randint(0, n), which includes n (not uniform); the lab "
-                       "samples uniformly"),
+                       "samples uniformly (--draws reference reproduces the reference's draws)"),
         "input": Entry("x - 0.5", "D.2; TranslationNet.forward: x = x - .5"),
         "channels": Entry((1, 32, 32, 32, 10), "train_*.py: ns = [1, 32, 32], ms = [32] (+ 10 classes)"),
         "layers": Entry((("equivariant V→V (1)", "V", "V", 0, 1, "leaky_relu", False),
@@ -106,7 +106,8 @@ PAPER = {
         "image_size": Entry(14, "train_rotation.py: n = 14"),
         "group": Entry("C4Grid(n)", "D.3: 90° rotations (models.RotationNet.project)",
                        "the reference's Rotate on (batch, 1, n²) data is not a rotation (a discarded reshape); "
-                       "the lab rotates the images and the masks by the same element of C4"),
+                       "the lab rotates the images and the masks by the same element of C4 (--draws reference "
+                       "reproduces the reference's draws: identity 2/5, half-turn 3/5)"),
         "input": Entry("x - 0.5", "lab choice, as Perm and Trans",
                        "RotationNet.forward does not subtract 0.5; the lab centres the 0/1 images like the others"),
         "channels": Entry((1, 32, 32, 16, 2), "train_rotation.py: ns = [1, 32, 32, 16, 2]"),

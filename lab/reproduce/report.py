@@ -91,7 +91,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em} td,th{border:1px so
 vertical-align:top;text-align:left} th{background:#f5f5f5} caption{text-align:left;font-weight:600;padding:.3em 0}
 .ok{background:#e6f4ea;color:#137333;font-weight:600} .bad{background:#fce8e6;color:#a50e0e;font-weight:600}
 .na{background:#f1f3f4;color:#555} .warn{background:#fef7e0;color:#8a5a00;font-weight:600}
-.kind{font-size:.8em;color:#555;border:1px solid #ccc;border-radius:.3em;padding:0 .3em;white-space:nowrap} .badge{padding:.1em .5em;border-radius:.3em;white-space:nowrap}
+.kind{font-size:.8em;color:#555;border:1px solid #ccc;border-radius:.3em;padding:0 .3em;display:inline-block} .badge{padding:.1em .5em;border-radius:.3em;white-space:nowrap}
 .note{background:#fffbe6;border-left:4px solid #f0c36d;padding:.4em .8em;margin:.6em 0}
 img{max-width:100%;margin:.3em 0} code{background:#f5f5f5;padding:0 .2em} details{margin:.4em 0}
 """
@@ -131,8 +131,15 @@ def _accuracy_text(accuracy) -> str:
     return "; ".join(parts)
 
 
-def _kind_badge(r) -> str:
-    return "" if r.kind == "claim" else f" <span class='kind'>{html.escape(KINDS.get(r.kind, r.kind))}</span>"
+#: the kinds as short badges (the summary table); the claim's own section spells them out (``KINDS``)
+KIND_BADGE = {"hypothesis": "the paper's hypothesis", "lab": "the lab's own check"}
+
+
+def _kind_badge(r, long: bool = False) -> str:
+    if r.kind == "claim":
+        return ""
+    text = KINDS.get(r.kind, r.kind) if long else KIND_BADGE.get(r.kind, r.kind)
+    return f" <span class='kind'>{html.escape(text)}</span>"
 
 
 def summary_table_html(report) -> str:
@@ -192,7 +199,7 @@ def claim_html(r) -> str:
                                         f"<td>{html.escape(readable(v.get('measured')))}</td>"
                                         f"<td>{html.escape(readable(v.get('holds')))}</td></tr>"
                                         for v in r.variants) + "</tbody></table>")
-    return (f"<h2 id='{r.id}'><code>{r.id}</code> <span class='badge {css}'>{text}</span>{_kind_badge(r)}</h2>"
+    return (f"<h2 id='{r.id}'><code>{r.id}</code> <span class='badge {css}'>{text}</span>{_kind_badge(r, long=True)}</h2>"
             f"<p><b>{html.escape(PAPERS.get(r.paper, r.paper))}</b>, {html.escape(r.where)}</p>"
             f"<p><i>{html.escape(r.claim)}</i></p>"
             f"<table><tr><th>paper</th><td>{html.escape(short(r.paper_value))}</td></tr>"
