@@ -8,8 +8,15 @@
   and short tests fill the gaps instead of one worker finishing a long test alone at the end.
 * Browser tests (``@pytest.mark.browser``: a ``panel serve`` process and Chromium each) are slow and share one
   xdist group, so they run one after another on one worker (``--dist loadgroup``) instead of piling up.
+  (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
+  are not honoured there, so nothing below relies on them.)
+* ``lab reproduce --quick`` (about 4 minutes on 2 idle cores) runs ONCE per test session, in the background from
+  the end of collection, while the workers run every other test; the tests that read it (fixture
+  ``quick_report``) are collected last and wait for it (``tests/conftest.py``).  Without xdist the fixture starts
+  it itself.
 """
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +28,7 @@ collect_ignore = ["lab/__main__.py", "app.py", "bench"]
 
 
 def pytest_configure(config):
+    config.lab_start_quick_report = start_quick_report  # for the quick_report fixture (tests/conftest.py)
     try:
         import torch
     except ImportError:  # pragma: no cover
@@ -34,4 +42,50 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("browser"))
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first, order kept
+    # stable: slow first, order kept; the tests of the one quick report last (it runs meanwhile, see above)
+    items.sort(key=lambda item: ("quick_report" in getattr(item, "fixturenames", ()),
+                                 item.get_closest_marker("slow") is None))
+
+
+def quick_report_dir(config) -> Path:
+    """The directory of this session's one ``lab reproduce --quick`` run, shared by the xdist workers (their
+    base temporary directories are siblings) or the session's own."""
+    base = Path(config._tmp_path_factory.getbasetemp())
+    return (base.parent if hasattr(config, "workerinput") else base) / "reproduce-quick"
+
+
+def start_quick_report(config) -> Path:
+    """Start ``lab reproduce --quick --json`` in the background unless this session already did (``mkdir`` is
+    the lock: atomic across workers); returns its directory.  Its exit code lands in ``rc`` when it ends."""
+    import subprocess
+    import sys
+
+    directory = quick_report_dir(config)
+    try:
+        directory.mkdir(parents=False)
+    except FileExistsError:
+        return directory  # another worker started it
+    env = dict(os.environ, LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(directory / "cache"),
+               LAB_RESULTS_DIR=str(directory / "results"))
+    out = directory / "report"
+    command = (f"'{sys.executable}' -m lab reproduce --quick --json --device cpu --out '{out}' "
+               f"> '{directory}/stdout.json' 2> '{directory}/stderr.txt'; echo $? > '{directory}/rc.tmp' && "
+               f"mv '{directory}/rc.tmp' '{directory}/rc'")
+    proc = subprocess.Popen(["bash", "-c", command], env=env, cwd=str(config.rootpath))
+    (directory / "pid").write_text(str(proc.pid))
+    config._quick_report_proc = proc
+    return directory
+
+
+def pytest_collection_finish(session):
+    if any("quick_report" in getattr(item, "fixturenames", ()) for item in session.items) \
+            and not os.environ.get("LAB_QUICK_REPORT_DIR"):
+        start_quick_report(session.config)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A session interrupted (Ctrl-C) stops the quick report it started; otherwise a worker that runs out of tests
+    leaves it running for the workers still waiting on it."""
+    proc = getattr(session.config, "_quick_report_proc", None)
+    if proc is not None and proc.poll() is None and exitstatus == pytest.ExitCode.INTERRUPTED:
+        proc.terminate()

@@ -24,13 +24,12 @@ def rng():
 
 
 @pytest.fixture(scope="session")
-def quick_report(tmp_path_factory):
-    """``lab reproduce --quick --json`` run once per test worker, as a user runs it (a subprocess): (the printed
-    JSON object, the report.json written beside report.html).  Tests using it are in the xdist group
-    ``reproduce`` so that one worker runs it once."""
+def quick_report(request):
+    """``lab reproduce --quick --json`` run once per test session, as a user runs it (a subprocess started in the
+    background at the end of collection, see the repository's conftest.py): (the printed JSON object, the
+    report.json written beside report.html)."""
     import json
-    import subprocess
-    import sys
+    import time
     from pathlib import Path
 
     kept = os.environ.get("LAB_QUICK_REPORT_DIR")
@@ -39,13 +38,15 @@ def quick_report(tmp_path_factory):
         printed = {"claims": [{k: v for k, v in c.items() if k not in ("evidence", "profile")}
                               for c in report["claims"]], "report": report["report"]}
         return printed, report
-    out = tmp_path_factory.mktemp("reproduce-quick")
-    env = dict(os.environ, LAB_PROGRESS_DELAY="0")
-    proc = subprocess.run([sys.executable, "-m", "lab", "reproduce", "--quick", "--json", "--device", "cpu",
-                           "--out", str(out)], capture_output=True, text=True, env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    printed = json.loads(proc.stdout)
-    report = json.loads((out / "report.json").read_text())
+    directory = request.config.lab_start_quick_report(request.config)  # the repository's conftest.py
+    rc, deadline = directory / "rc", time.monotonic() + 1800  # a hang guard, not a speed requirement
+    while not rc.exists():
+        assert time.monotonic() < deadline, "lab reproduce --quick did not finish in 30 minutes"
+        time.sleep(1)
+    stderr = (directory / "stderr.txt").read_text()
+    assert rc.read_text().strip() == "0", stderr[-3000:]
+    printed = json.loads((directory / "stdout.json").read_text())
+    report = json.loads((directory / "report" / "report.json").read_text())
     return printed, report
 
 

@@ -85,20 +85,14 @@ def plain_gradient_descent(group, factors, iterations: int = ITERATIONS, r_max: 
     lab's solver)."""
     import torch
 
-    from ..solvers.krylov import StructuredConstraints
+    from ..solvers.krylov import StructuredConstraints, largest_eigenvalue
 
     dims = tuple(f.size for f in factors)
     n = math.prod(dims)
     dtype = torch.complex128 if _complex(group, factors) else torch.float64
     ops = StructuredConstraints(group, factors, torch.device("cpu"), dtype)
     gen = torch.Generator(device="cpu").manual_seed(seed)
-    v = torch.randn((1,) + dims, generator=gen, dtype=torch.float64).to(dtype)
-    lam_max = 1.0
-    for _ in range(50):
-        w = ops.normal(v)
-        lam_max = float(torch.linalg.vector_norm(w) / torch.linalg.vector_norm(v))
-        v = w / torch.linalg.vector_norm(w)
-    lam_max = max(lam_max, 1e-12) * 1.05
+    lam_max = largest_eigenvalue(ops, torch.randn((1,) + dims, generator=gen, dtype=torch.float64).to(dtype))
     r = min(r_max, n)
     X = torch.randn((r,) + dims, generator=gen, dtype=torch.float64).to(dtype)
 
