@@ -11,7 +11,7 @@
   (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
   are not honoured there, so nothing below relies on them.)
 * ``lab reproduce --quick`` (about 4 minutes on 2 idle cores) runs ONCE per test session, in the background from
-  the end of collection, while the workers run every other test; the tests that read it (fixture
+  the end of collection (at a lower priority, ``nice``), while the workers run every other test; the tests that read it (fixture
   ``quick_report``) are collected last and wait for it (``tests/conftest.py``).  Without xdist the fixture starts
   it itself.
 """
@@ -71,7 +71,9 @@ def start_quick_report(config) -> Path:
     command = (f"'{sys.executable}' -m lab reproduce --quick --json --device cpu --out '{out}' "
                f"> '{directory}/stdout.json' 2> '{directory}/stderr.txt'; echo $? > '{directory}/rc.tmp' && "
                f"mv '{directory}/rc.tmp' '{directory}/rc'")
-    proc = subprocess.Popen(["bash", "-c", command], env=env, cwd=str(config.rootpath))
+    # niced: the tests running meanwhile (browser tests wait on a page with time limits) get the cores first and
+    # the report the cycles they leave; it is the same computation, so nothing it measures changes
+    proc = subprocess.Popen(["nice", "-n", "10", "bash", "-c", command], env=env, cwd=str(config.rootpath))
     (directory / "pid").write_text(str(proc.pid))
     config._quick_report_proc = proc
     return directory

@@ -144,12 +144,17 @@ def run_to_end(page, prefix: str, settings: dict | None = None, timeout: float =
 
 @contextmanager
 def screenshot_on_failure(page, name: str):
-    """Save ``test-artifacts/<name>_failure.png`` if the block raises, then re-raise."""
+    """Save ``test-artifacts/<name>_failure.png`` if the block raises, then re-raise the block's own error (a page
+    the test closed, or a browser gone, gets no screenshot rather than an error that hides the real one)."""
     try:
         yield
     except Exception:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"), full_page=True)
+        if not page.is_closed():
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"), full_page=True)
+            except Exception:  # noqa: BLE001 -- the screenshot is a courtesy: the block's error is what matters
+                pass
         raise
 
 
