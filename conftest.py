@@ -11,9 +11,9 @@
   (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
   are not honoured there, so nothing below relies on them.)
 * ``lab reproduce --quick`` (about 4 minutes on 2 idle cores) runs ONCE per test session, in the background from
-  the end of collection (at a lower priority, ``nice``), while the workers run every other test; the tests that read it (fixture
-  ``quick_report``) are collected last and wait for it (``tests/conftest.py``).  Without xdist the fixture starts
-  it itself.
+  the end of collection (at a lower priority, ``nice``), while the workers run every other test; the tests that read
+  it (fixture ``quick_report``) are collected after those and wait for it (``tests/conftest.py``), and the browser
+  tests come last, once it has ended.  Without xdist the fixture starts it itself.
 """
 import os
 from pathlib import Path
@@ -42,8 +42,11 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("browser"))
-    # stable: slow first, order kept; the tests of the one quick report last (it runs meanwhile, see above)
-    items.sort(key=lambda item: ("quick_report" in getattr(item, "fixturenames", ()),
+    # stable, order kept within each part: every other test (slow first), then the tests of the one quick report
+    # (it runs meanwhile, see above), then the browser tests, which wait on pages with time limits and so run when
+    # the background report has ended
+    items.sort(key=lambda item: (item.get_closest_marker("browser") is not None,
+                                 "quick_report" in getattr(item, "fixturenames", ()),
                                  item.get_closest_marker("slow") is None))
 
 
