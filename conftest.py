@@ -11,7 +11,7 @@
   (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
   are not honoured there, so nothing below relies on them.)
 * ``lab reproduce --quick`` (about 4 minutes on 2 idle cores) runs ONCE per test session, in the background from
-  the end of collection (at a lower priority, ``nice``), while the workers run every other test; the tests that read
+  the end of collection (two torch threads that sleep while they wait), while the workers run every other test; the tests that read
   it (fixture ``quick_report``) are collected after those and wait for it (``tests/conftest.py``), and the browser
   tests come last, once it has ended.  Without xdist the fixture starts it itself.
 """
@@ -68,15 +68,15 @@ def start_quick_report(config) -> Path:
         directory.mkdir(parents=False)
     except FileExistsError:
         return directory  # another worker started it
+    # two threads that sleep while they wait (OMP_WAIT_POLICY=PASSIVE) rather than spin: beside the workers the
+    # report takes its fair share of the cores, and both of them once the workers wait for it
     env = dict(os.environ, LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(directory / "cache"),
-               LAB_RESULTS_DIR=str(directory / "results"))
+               LAB_RESULTS_DIR=str(directory / "results"), OMP_NUM_THREADS="2", OMP_WAIT_POLICY="PASSIVE")
     out = directory / "report"
     command = (f"'{sys.executable}' -m lab reproduce --quick --json --device cpu --out '{out}' "
                f"> '{directory}/stdout.json' 2> '{directory}/stderr.txt'; echo $? > '{directory}/rc.tmp' && "
                f"mv '{directory}/rc.tmp' '{directory}/rc'")
-    # niced: the tests running meanwhile (browser tests wait on a page with time limits) get the cores first and
-    # the report the cycles they leave; it is the same computation, so nothing it measures changes
-    proc = subprocess.Popen(["nice", "-n", "10", "bash", "-c", command], env=env, cwd=str(config.rootpath))
+    proc = subprocess.Popen(["bash", "-c", command], env=env, cwd=str(config.rootpath))
     (directory / "pid").write_text(str(proc.pid))
     config._quick_report_proc = proc
     return directory
