@@ -311,7 +311,8 @@ class ProgressLine:
 
 def strict(value):
     """A copy of a JSON object with every non-finite number replaced by ``null`` and its reason in a key beside
-    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output.
+    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output; a
+    ``KEY_reason`` the object already holds is kept (``"test_loss_reason": "NaN: no test set ..."``).
     numpy scalars and arrays become plain numbers and lists (``float32``, ``int64`` are not JSON types)."""
     value = _plain(value)
     if isinstance(value, dict):
@@ -320,7 +321,9 @@ def strict(value):
             v = _plain(v)
             if isinstance(v, float) and not math.isfinite(v):
                 out[k] = None
-                out[f"{k}_reason"] = "NaN: not a number (e.g. every run diverged)" if v != v else f"{v}: not finite"
+                given = value.get(f"{k}_reason")  # a reason the object states itself (e.g. no test set) wins
+                out[f"{k}_reason"] = given if isinstance(given, str) else \
+                    "NaN: not a number (e.g. every run diverged)" if v != v else f"{v}: not finite"
             else:
                 out[k] = strict(v)
         return out

@@ -82,7 +82,8 @@ def to_json(value):
             k = k if isinstance(k, str) else str(k)
             v = to_json(v)
             if isinstance(v, float) and not math.isfinite(v):
-                out[k], out[f"{k}_reason"] = None, _reason(v)
+                given = value.get(f"{k}_reason")  # a reason the object states itself wins
+                out[k], out[f"{k}_reason"] = None, given if isinstance(given, str) else _reason(v)
             else:
                 out[k] = v
         return out

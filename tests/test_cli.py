@@ -253,6 +253,15 @@ def test_strict_turns_numpy_values_into_json():
         "d": [{"e": None, "e_reason": "NaN: not a number (e.g. every run diverged)"}]}
 
 
+def test_json_says_a_run_without_a_test_set_has_no_test_loss(capsys):
+    code, out, err = run(["dynamics", "--experiment", "custom", "--runs", "1", "--steps", "1", "--strategies", "nom",
+                          "--no-save", "--json"], capsys)
+    nom = strict_loads(out)["nom"]
+    assert code == 0 and nom["test_samples"] == 0 and nom["test_loss"] is None and nom["test_accuracy"] is None
+    assert "no test set" in nom["test_loss_reason"] and "diverged" not in nom["test_loss_reason"]
+    assert "no test set" in nom["test_accuracy_reason"]
+
+
 def _interrupt(args, tmp_path, first_line: str):
     """Run ``lab ARGS`` in a subprocess, send SIGINT once its stderr shows ``first_line``; (code, stdout, stderr)."""
     import signal

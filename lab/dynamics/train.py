@@ -351,6 +351,8 @@ class Trainer:
                       "test_loss": _median(test[0], live_runs) if test else math.nan,
                       "test_accuracy": _median(test[1], live_runs) if test else math.nan,
                       "test_samples": len(self.X_test)}
+            if not test:  # null in JSON for want of a test split, not because runs diverged
+                out[s]["test_loss_reason"] = out[s]["test_accuracy_reason"] = NO_TEST_REASON
         return out
 
     def evaluate(self) -> dict:
@@ -381,6 +383,10 @@ class Trainer:
     @property
     def steps_per_second(self) -> float:
         return self.step / self.seconds if self.seconds else 0.0
+
+
+#: why ``test_loss`` / ``test_accuracy`` are NaN (null in JSON) in a run without a held-out split
+NO_TEST_REASON = "NaN: no test set (test_fraction is 0: nothing held out)"
 
 
 def _median(values, live) -> float:
