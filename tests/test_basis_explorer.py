@@ -56,6 +56,7 @@ def test_malformed_rep_is_an_inline_error_and_keeps_the_plot(explorer):
     assert not explorer._validation.visible
     explorer.rep_in = "T(2"  # committed
     assert explorer._error.visible and "expected" in explorer._error.object
+    assert not explorer._validation.visible  # reported once: above the plot, not also beside the box
     assert explorer._plot.object is plot and "r = 15 of 256" in explorer._info.object
     explorer.rep_in = "T(2)"
     assert not explorer._error.visible
@@ -190,3 +191,19 @@ def test_the_basis_drawn_is_a_control(explorer):
     explorer.basis = "solver"
     assert "as the solver returned them" in explorer._note.object and explorer.config().basis == "solver"
     assert _shown_numbers(explorer)[0] == len(_drawn_elements(explorer)) == 3
+
+
+def test_one_change_is_one_solve_and_a_fresh_solve_is_not_called_cached(explorer, monkeypatch):
+    from lab.dashboard import basis_explorer as module
+    from lab.solvers import cache
+
+    calls = []
+    real = module.basis_family.run
+    monkeypatch.setattr(module.basis_family, "run", lambda config, **kw: calls.append(config) or real(config, **kw))
+    monkeypatch.setenv("LAB_CACHE_DIR", "off")
+    cache.clear_memory()
+    explorer.param.update(group="Z(n)", n=5, rep_in="V", rep_out="T(2)")  # also switches the preset to Custom
+    assert len(calls) == 1 and explorer.preset == "Custom"
+    assert "r = 25 of 125" in explorer._info.object and "cached" not in explorer._info.object
+    explorer.basis = "solver"  # solved again: this time read from the cache, and said so
+    assert len(calls) == 2 and "(cached)" in explorer._info.object

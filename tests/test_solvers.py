@@ -243,6 +243,11 @@ def test_disk_cache_round_trip_and_corruption(tmp_path, monkeypatch):
     assert not list(tmp_path.glob(".tmp-*"))
 
 
+def test_a_rep_without_blocks_is_not_called_cached():
+    sol = parse_rep("0*V", S(3)).solve()  # nothing to solve, so nothing was read from the cache
+    assert sol.rank == 0 and sol.dim == 0 and not sol.cached
+
+
 def test_memory_guard_refuses_before_allocating():
     from lab import limits
 

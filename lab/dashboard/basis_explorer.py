@@ -193,6 +193,8 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
 
     @guard("applying the preset")
     def _on_preset(self, *_events):
+        if self._applying:  # _on_control switching to "Custom": it solves the request itself, once
+            return
         self._apply_preset()
         self._schedule()
 
@@ -215,8 +217,20 @@ class BasisExplorer(SidebarPane, pn.viewable.Viewer):
         self._typed[key] = text or ""
         self._validate()
 
+    def _pending(self) -> bool:
+        """Some text box holds typing not yet committed (its text differs from the request's)."""
+        committed = {"in": self.rep_in, "out": self.rep_out}
+        if self.group == CUSTOM:
+            committed["group"] = self.custom_group
+        return any(self._typed.get(key, text) != text for key, text in committed.items())
+
     def _validate(self) -> str | None:
-        """Live validation of what is typed (not yet committed); returns the message or None."""
+        """Live validation of what is typed (not yet committed); returns the message or None.  Once the text
+        is committed the request's own error (``_error``) reports it: a bad rep is reported once, not beside
+        its box and above the plot both."""
+        if not self._pending():
+            self._validation.object, self._validation.visible = "", False
+            return None
         message = None
         custom = self._typed.get("group", self.custom_group) if self.group == CUSTOM else None
         group = custom if custom is not None else self.group_text()

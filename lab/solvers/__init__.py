@@ -278,13 +278,14 @@ def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=Non
         _estimate(group, name, factors, b.size, limit)
 
     solved: dict = {}
-    all_cached = True
+    hits = []  # per distinct block: read from the cache (memory or disk) rather than solved now
     for i, (b, name, factors) in enumerate(plan):
         if (name, factors) not in solved:
             if progress:
                 progress(i / len(plan), f"solving block {b.label} ({b.size} entries) with {name}")
             solved[(name, factors)], hit = _solve_block(group, factors, name, device, limit, cache, progress)
-            all_cached &= hit
+            hits.append(hit)
+    all_cached = bool(hits) and all(hits)  # a rep with no blocks (0*V) was read from nowhere
 
     names = sorted({name for _, name, _ in plan})
     used = names[0] if len(names) == 1 else "+".join(names)
