@@ -60,6 +60,7 @@ LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
     Limit("rep_size", 2**31 - 1, "dimension", "entries of a representation (its dimension)"),
     Limit("group_dim", 2**22, "base dimension", "the dimension d of the space a group acts on"),
     Limit("group_bytes", 512 * _MB, "memory for the generators", "bytes of a group's generators and Lie algebra"),
+    Limit("run_bytes", 512 * _MB, "size", "bytes of a saved run's metrics the dashboard reads to draw it"),
 )}
 
 _overrides: contextvars.ContextVar[dict] = contextvars.ContextVar("lab_limit_overrides", default={})
@@ -108,13 +109,24 @@ def check(name: str, value: int, what: str) -> int:
     return value
 
 
+def check_load(path) -> int:
+    """The bytes of a saved run's files (its directory, or the file), refused with ``LimitError`` over the
+    ``run_bytes`` limit before anything is read."""
+    from pathlib import Path
+
+    path = Path(path)
+    files = [f for f in path.rglob("*") if f.is_file()] if path.is_dir() else [path]
+    size = sum(f.stat().st_size for f in files)
+    return check("run_bytes", size, f"saved run {path.name}")
+
+
 def table() -> list[tuple[str, int, str, str]]:
     """(name, current value, environment variable, meaning) of every limit, for the README and ``--help``."""
     return [(lim.name, get(lim.name), lim.env, lim.help) for lim in LIMITS.values()]
 
 
 def _fmt(n: int, lim: Limit | None = None) -> str:
-    if lim is not None and lim.name == "group_bytes":
+    if lim is not None and lim.name in ("group_bytes", "run_bytes"):
         from .errors import format_bytes
 
         return format_bytes(n)

@@ -177,7 +177,7 @@ def test_load_with_an_empty_selection_loads_nothing(dyn_runs, tmp_path):
     before = empty._status.object
     empty._load_b.clicks += 1  # what a click does (were the button enabled)
     assert not empty.load(None) and not empty.load("")
-    assert empty._status.object == before and not empty._records and not empty._error.visible
+    assert empty._status.object == before and len(empty.live.data) == 0 and not empty._error.visible
 
     pane = SharingDiscovery(results=str(tmp_path))
     assert pane._load_b.disabled and not pane.load(pane._saved.value)
@@ -185,7 +185,7 @@ def test_load_with_an_empty_selection_loads_nothing(dyn_runs, tmp_path):
     full = TrainingDynamics(results=str(dyn_runs[0]))
     assert full._saved.value and not full._load_b.disabled
     full._saved.value = None
-    assert full._load_b.disabled and not full.load(full._saved.value) and not full._records
+    assert full._load_b.disabled and not full.load(full._saved.value) and len(full.live.data) == 0
 
 
 def test_load_is_disabled_while_a_job_runs_and_enabled_with_the_run_it_saved(tmp_path):

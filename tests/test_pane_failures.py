@@ -310,7 +310,7 @@ def test_a_failing_watcher_shows_inline(which, failure, tmp_path, monkeypatch, q
 
 REDRAWS = {  # a pane's own redraw watcher: what fails, and the change that calls it
     "sharing": ("_send", lambda pane: setattr(pane._slider, "value", 1)),
-    "training": ("_redraw", lambda pane: setattr(pane, "log_scale", True)),
+    "training": ("_set_log", lambda pane: setattr(pane, "log_scale", True)),
 }
 
 

@@ -31,22 +31,24 @@ def _settings(pane):
 @pytest.mark.parametrize("worker", ["thread", "process"])
 def test_started_training_streams_points_and_saves(worker, tmp_path):
     pane = TrainingDynamics(results=str(tmp_path), experiment="custom", runs=2, steps=12, worker=worker)
-    seen = [len(pane._records)]
+    seen = [len(pane.live.data)]
     assert pane.start()
     # hold the run at its first step until its first points are drawn: on a fast machine 12 steps can end
     # between two polls, on a slow one this waits; either way the run is seen (and drawn) while it runs
     pane.pause()
-    assert _wait(pane, lambda: (seen.append(len(pane._records)) or len(pane.frames) >= 1))
-    assert pane.runner.busy and 0 < len(pane._records)
+    assert _wait(pane, lambda: (seen.append(len(pane.live.data)) or len(pane.frames) >= 1))
+    assert pane.runner.busy and 0 < len(pane.live.data)
     pane.resume()
-    assert _wait(pane, lambda: (seen.append(len(pane._records)) or not pane.runner.busy))
-    assert seen[-1] == len(pane._records) > 0
+    assert _wait(pane, lambda: (seen.append(len(pane.live.data)) or not pane.runner.busy))
+    assert seen[-1] == len(pane.live.data) > 0
     assert len(set(seen)) > 2  # points arrive while training runs, not only at the end
-    assert {r["step"] for r in pane._records} == set(range(13))
+    assert pane.live.data.steps == list(range(13))
+    xs, _ = pane.live.points("loss", "nom")
+    assert xs == [float(s) for s in range(13)]  # the finished plot holds every step
     assert "finished" in pane._status.object and "saved to" in pane._status.object
     assert "step 12/12" in pane._status.object
     assert len(list(tmp_path.iterdir())) == 1 and not pane._start_b.disabled
-    assert pane._pipe is not None and not pane._layers.object.empty
+    assert not pane._layers.object.empty
     assert len(pane.frames) >= 2  # redrawn while it ran, and the last frame
 
 
@@ -128,7 +130,7 @@ def test_loading_a_run_restores_its_settings(tmp_path):
     assert fresh.strategies == ["nom", "equi"] and fresh._custom.visible
     assert fresh.config().validate() == first.config().validate()
     assert "seed 4" in fresh._status.object and "2 runs" in fresh._status.object
-    assert {r["step"] for r in fresh._records} == {0, 1, 2, 3}
+    assert fresh.live.data.steps == [0, 1, 2, 3]
 
 
 def test_a_saved_run_with_unknown_settings_still_loads(tmp_path):
@@ -165,25 +167,22 @@ def test_the_numbers_shown_are_those_of_the_drawn_curves(pane):
     """The per-layer table's "total" row (median over runs, latest step) is the last point of each strategy's bold
     median curve in the drift plot the pane drew, and the loss plot ends at the median final loss of the runs'
     records: the table and the pictures come from the same records."""
-    import holoviews as hv
     import numpy as np
+    import pandas as pd
 
-    from lab.plots.style import LABELS
+    from lab.dynamics.store import list_runs
 
     assert pane.start()
     assert _wait(pane, lambda: not pane.runner.busy)
     table = pane._layers.object
     totals = table[table.layer == "total"].set_index("strategy")
-    drift, loss = pane._drift_nom.object[()], pane._loss.object[()]  # what the DynamicMaps draw now
-    curves = {el.label: el for el in drift if isinstance(el, hv.Curve)}
-    losses = {el.label: el for el in loss if isinstance(el, hv.Curve)}
-    last = max(r["step"] for r in pane._records)
+    metrics = pd.read_csv(list_runs(pane.results)[0] / "metrics.csv")  # the saved run, read independently
+    last = metrics.step.max()
     assert set(totals.index) == set(pane.strategies)
     for strategy, row in totals.iterrows():
-        curve = curves[LABELS[strategy]]
-        x, y = curve.dimension_values(0), curve.dimension_values(1)
+        x, y = pane.live.points("drift-nom", strategy)  # what the browser's sources hold
         assert x[-1] == pytest.approx(row.dist_from_init, rel=1e-5)
         assert y[-1] == pytest.approx(row.dist_from_E, rel=1e-5, abs=1e-12)
-        finals = [r["loss"] for r in pane._records if r["step"] == last and r["layer"] == "total"
-                  and r["strategy"] == strategy]
-        assert losses[LABELS[strategy]].dimension_values(1)[-1] == pytest.approx(float(np.median(finals)))
+        finals = metrics[(metrics.step == last) & (metrics.layer == "total") & (metrics.strategy == strategy)]
+        assert pane.live.points("loss", strategy)[1][-1] == pytest.approx(float(np.median(finals.loss)), rel=1e-6)
+

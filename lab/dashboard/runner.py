@@ -129,7 +129,11 @@ class JobRunner:
         self.period_ms = period_ms
         self.on_start = on_start
         self.after_poll = after_poll
+        #: called with the job once it has ended and the controls are unlocked (a pane's last word)
+        self.on_end = None
         self.job: Job | None = None
+        self._job_verb, self._job_unit = verb, unit  # the running job's (``start``)
+        self._final_status = True
         self._periodic = None
         self._locked: dict = {}  # widget -> its disabled flag before the job
         self._active = False  # from start until the job's final message was handed to the pane
@@ -157,12 +161,16 @@ class JobRunner:
     @property
     def state(self) -> str:
         """What the status line says: idle / building / ``verb`` / paused / stopped / failed / done."""
-        return state_word(self.job, self.verb)
+        return state_word(self.job, self._job_verb)
 
     # ------------------------------------------------------------------ steering
-    def start(self, job: Job, supersede: bool = False) -> bool:
+    def start(self, job: Job, supersede: bool = False, verb: str | None = None, unit: str | None = "",
+              final_status: bool = True) -> bool:
         """Start ``job``; with a job already running, False — or with ``supersede`` the old one is asked to
-        stop and its remaining messages are dropped (short jobs replaced by a newer request)."""
+        stop and its remaining messages are dropped (short jobs replaced by a newer request).  ``verb``/``unit``:
+        this job's running word and progress unit (e.g. a pane's "loading" job, counted in no unit), else the
+        runner's.  ``final_status`` False: once the job has ended the pane writes the status line itself (what
+        its final message showed, e.g. "Loaded …")."""
         if self._closed:
             return False
         if self.job is not None and self.job.running:
@@ -181,6 +189,9 @@ class JobRunner:
             self.settle("starting the run failed")
             return False
         self.job = job
+        self._job_verb = verb or self.verb
+        self._job_unit = self.unit if unit == "" else unit
+        self._final_status = final_status
         self._active = True
         try:
             self._set_locked(True)
@@ -287,6 +298,11 @@ class JobRunner:
             self._active = False
             self._set_locked(False)
             self._stop_periodic()
+            if self.on_end is not None:
+                try:
+                    self.on_end(job)
+                except Exception as err:
+                    self._drawing_failed(err, "ending the run")
         self._write_status()
         return len(messages)
 
@@ -333,12 +349,12 @@ class JobRunner:
     def status_text(self) -> str:
         """``**training** · step 12/60 · 3.1 steps/s · 4.0 s elapsed · ETA 15.2 s`` (see ``status_line``)."""
         job = self.job
-        return status_line(job, self.verb, self.unit,
+        return status_line(job, self._job_verb, self._job_unit,
                            finishing=self._active and job is not None and not job.running)
 
     def _write_status(self) -> None:
         job = self.job
-        if job is None:
+        if job is None or (not self._final_status and not self._active):
             return
         if self.progress is not None:  # shown from the first job on (an empty bar before any run reads as broken)
             self.progress.visible = True

@@ -12,9 +12,8 @@ back to idle, no traceback in the server log.  No mathematics here.
 from __future__ import annotations
 
 import inspect
-import time
+from pathlib import Path
 
-import holoviews as hv
 import pandas as pd
 import panel as pn
 import param
@@ -26,12 +25,12 @@ from ..dynamics.metrics import per_layer
 from ..dynamics.store import list_runs, results_dir
 from ..experiments import FAMILIES
 from ..jobs import Job
-from ..plots.dynamics_hv import curves_plot, drift_plot
-from ..plots.style import LABELS
+from ..plots.style import COLOURS, LABELS
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, titled
+from .live import LiveData, LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -40,15 +39,25 @@ CONFIG_NAMES = [o.name for o in DynamicsConfig.declarations() if o.ui]
 #: settings the experiment fills in when left empty: the pane shows the experiment's values
 EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes", "runs")
 DEVICES = ("auto", "cpu", "cuda")
+#: axis words (Bokeh draws no subscripts: no "Π_E⊥")
+AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
+        "dist_from_E": "distance from E  (‖Π⊥A‖, Π⊥ the projection onto E⊥)"}
 #: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
-#: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x)
+#: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x); the
+#: live-pane base also keeps drawing under its share of the event loop (``lab.dashboard.live.DRAW_SHARE``)
 REDRAW_SECONDS = {"process": 0.0, "thread": 1.0}
-#: at most this share of the session's event loop goes to redrawing (the rest answers the page and other
-#: sessions): a frame that took 150 ms waits 300 ms for the next
-DRAW_SHARE = 0.5
-#: live frames draw at most this many steps (evenly spaced, the latest always): a frame's cost stays bounded
-#: however long the run; the finished (or loaded) run is drawn in full
-LIVE_STEPS = 200
+#: the live plots: the paper's figure 1 twice (scaled to Nom, zoomed to Aug; every run faint, the median bold),
+#: and the median loss and accuracy against the step
+PLOTS = (
+    LivePlot("drift-nom", y="dist_from_E", x="dist_from_init", title="drift from E — scaled to Nom",
+             xlabel=AXES["dist_from_init"], ylabel=AXES["dist_from_E"], runs=True, legend=True, height=340,
+             x_limit=True, y_limit="nom"),
+    LivePlot("drift-aug", y="dist_from_E", x="dist_from_init", title="drift from E — zoomed to Aug",
+             xlabel=AXES["dist_from_init"], ylabel=AXES["dist_from_E"], runs=True, legend=True, height=340,
+             x_limit=True, y_limit="aug"),
+    LivePlot("loss", y="loss", title="loss (median over runs)", xlabel="step", ylabel="loss"),
+    LivePlot("accuracy", y="accuracy", title="accuracy (median over runs)", xlabel="step", ylabel="accuracy"),
+)
 
 
 def experiment_defaults(experiment: str, scale: str = "small") -> dict:
@@ -80,27 +89,21 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         fill = {**experiment_defaults(exp, params.get("scale", self.param.scale.default)), "group": default_group(exp), "rep": default_rep(exp)}
         super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
         self.results = results_dir(results)
-        self._records: list[dict] = []  # every record of the run shown
-        self._total: list[dict] = []  # its "total" rows: all the plots draw
-        self._steps: list[int] = []  # the steps recorded so far, in order
         self._latest: list[dict] = []  # the latest step's records: the per-layer table
         self._info: dict = {}  # the "started" message and the latest step's numbers
         self._dirty = False
-        self._last_draw = 0.0
-        self._draw_cost = 0.0
-        self.frames: list[float] = []  # redraw times (the benchmark's redraws per second)
-        self._pipe = None
-        self._plot_strategies: list[str] = []
+        self._plot_strategies: list[str] = list(self.strategies)
+        self._loading = None  # the saved run a loading job reads
         self._mode = self.worker  # the worker mode of the run shown
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
                                 progress=self._progress, error=self._error, detail=self._detail,
                                 after_poll=self._after_poll)
+        self.runner.on_end = self._after_end
         self.param.watch(guarded(self, "switching the experiment")(self._on_experiment), ["experiment"])
         self.param.watch(guarded(self, "switching the scale")(self._on_scale), ["scale"])
-        self.param.watch(guarded(self, "redrawing")(lambda e: self._pipe is not None and self._redraw()),
-                         ["log_scale"])
+        self.param.watch(guarded(self, "redrawing")(lambda e: self._set_log(e.new)), ["log_scale"])
         guard_settings(self, self._controls)
         self._watch_settings()
         self._watch_load()
@@ -142,10 +145,10 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                                 visible=False)
         self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["dyn-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dyn-error"])
-        self._drift_nom = pn.pane.HoloViews(None, sizing_mode="stretch_width", css_classes=["dyn-drift"])
-        self._drift_aug = pn.pane.HoloViews(None, sizing_mode="stretch_width")
-        self._loss = pn.pane.HoloViews(None, sizing_mode="stretch_width")
-        self._acc = pn.pane.HoloViews(None, sizing_mode="stretch_width")
+        self.live = LiveView(PLOTS, group="strategy", run="run", colours=COLOURS, labels=LABELS,
+                             min_interval=REDRAW_SECONDS[self.worker])
+        self.live.panes["drift-nom"].css_classes = ["dyn-drift", "live-drift-nom"]
+        self._live_note = pn.pane.Markdown("", visible=False, css_classes=["dyn-live-note"])
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
         self._saved = self._run_select(label="Saved runs", options=[], width=420)
@@ -162,8 +165,9 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         guard_settings(self, log)
         return pn.Column(
             self._error, self._progress, self._status,
-            pn.Row(self._drift_nom, self._drift_aug, sizing_mode="stretch_width"), log,
-            pn.Row(self._loss, self._acc, sizing_mode="stretch_width"),
+            pn.Row(self.live.panes["drift-nom"], self.live.panes["drift-aug"], sizing_mode="stretch_width"), log,
+            pn.Row(self.live.panes["loss"], self.live.panes["accuracy"], sizing_mode="stretch_width"),
+            self._live_note,
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
             pn.Row(self._saved, self._load_b), self._runs_compare,
             sizing_mode="stretch_width")
@@ -214,11 +218,12 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         job = Job("dynamics", self._checked(self.config()), save_dir=self.results,
                   process=self.worker == "process", threads=WORKER_THREADS)
         self._error.visible = False
-        self._set_records([])
         self._info = {"experiment": job.config.experiment, "mode": self.worker}
         self._mode = self.worker
-        self._plots(list(job.config.strategies))
-        self.frames = []
+        self.live.min_interval = REDRAW_SECONDS[self.worker]
+        self._plot_strategies = list(job.config.strategies)
+        self._set_records([])
+        self._live_note.visible = False
         return self.runner.start(job)
 
     @guard("pausing the run")
@@ -244,29 +249,35 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if kind == "started":
             self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
                                                    "experiment")})
+            self._plot_strategies = list(msg["strategies"])
             self._set_records(list(msg["records"]))
-            if list(msg["strategies"]) != self._plot_strategies:
-                self._plots(list(msg["strategies"]))
             self._dirty = True
         elif kind == "records":
             self._add_records(msg["records"])
             self._info.update(step=msg["step"], diverged=msg["diverged"])
             self._dirty = True
+        elif kind in ("done", "failed") and self.runner.job is not None and self.runner.job.name == "load":
+            self._loaded_ok = False
+            if kind == "failed":
+                self._status.object = "**idle** · loading the run failed"
+            elif msg.get("status") == "stopped" or msg.get("result") is None:
+                self._status.object = "**idle** · loading stopped"
+            else:
+                self._show_loaded(msg["result"])
         elif kind in ("done", "failed"):
             self._refresh_saved()
             self._dirty = True
 
     def _after_poll(self, count: int):
         ended = not self.runner.running
-        if self._dirty and (ended or time.monotonic() - self._last_draw >= self._min_interval()):
-            self._redraw()  # the last frame is always drawn, whatever the throttle
-
-    def _min_interval(self) -> float:
-        return max(REDRAW_SECONDS[self._mode], self._draw_cost / DRAW_SHARE)
+        if self._dirty and (ended or self.live.draw_due()):
+            self._redraw(final=ended)  # the last frame is always drawn, whatever the throttle
 
     def _detail(self) -> str:
         i = self._info
         state = self.runner.state
+        if "loading" in i:
+            return f"loading `{i['loading']}` …" if self.runner.running else ""
         if "runs" not in i:
             return f"building **{i.get('experiment', '')}** …" if state in ("building", "paused") else ""
         verb = {"training": "training", "building": "training", "paused": "paused training",
@@ -278,57 +289,43 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             text += f" · {i['diverged']} run(s) diverged (stopped alone)"
         return text + f"  \n{i['experiment']}"
 
-    # ------------------------------------------------------------------ drawing
-    def _plots(self, strategies: list[str]):
-        """Fresh plots for a run: DynamicMaps on one Pipe, so streaming updates data in place instead of
-        rebuilding Bokeh models."""
-        self._pipe = hv.streams.Pipe(data=pd.DataFrame())
-        self._plot_strategies = list(strategies)
-
-        def dmap(fn):
-            return hv.DynamicMap(fn, streams=[self._pipe])
-
-        self._drift_nom.object = dmap(lambda data: drift_plot(data, "nom", self.log_scale, strategies, width=None))
-        self._drift_aug.object = dmap(lambda data: drift_plot(data, "aug", self.log_scale, strategies, width=None))
-        self._loss.object = dmap(lambda data: curves_plot(data, "loss", strategies, width=None))
-        self._acc.object = dmap(lambda data: curves_plot(data, "accuracy", strategies, width=None))
+    # ------------------------------------------------------------------ drawing (the live-pane base)
+    def _drawn(self, records) -> list[dict]:
+        """The rows the live plots draw: the "total" layer of every run that has not diverged."""
+        return [r for r in records if r["layer"] == "total" and not r.get("diverged")]
 
     def _set_records(self, records: list[dict]):
-        self._records, self._total, self._steps, self._latest = [], [], [], []
-        by_step: dict = {}
-        for r in records:
-            by_step.setdefault(r["step"], []).append(r)
-        for step in sorted(by_step):
-            self._add_records(by_step[step])
+        self._latest = []
+        self._steps_seen = 0
+        self.live.reset(list(self._plot_strategies))
+        self._add_records(records)
 
     def _add_records(self, records: list[dict]):
-        """One step's records (every strategy, run and layer)."""
+        """Records of one or more steps (every strategy, run and layer)."""
         if not records:
             return
-        self._records.extend(records)
-        self._total.extend(r for r in records if r["layer"] == "total")
-        self._steps.append(records[0]["step"])
-        self._latest = records
+        self.live.add(self._drawn(records))
+        last = max(r["step"] for r in records)
+        self._latest = [r for r in records if r["step"] == last]
 
-    def _drawn_total(self, full: bool) -> list[dict]:
-        """The "total" rows a frame draws: every step when ``full``, else at most LIVE_STEPS of them."""
-        if full or len(self._steps) <= LIVE_STEPS:
-            return self._total
-        stride = -(-len(self._steps) // LIVE_STEPS)
-        keep = set(self._steps[::stride]) | {self._steps[-1]}
-        return [r for r in self._total if r["step"] in keep]
-
-    def _redraw(self):
-        t0 = time.monotonic()
-        df = pd.DataFrame(self._drawn_total(full=not self.runner.running))
-        if self._pipe is None:
-            self._plots(list(dict.fromkeys(df.strategy)) if not df.empty else list(self.strategies))
-        self._pipe.send(df)
+    def _redraw(self, final: bool | None = None):
+        """One frame: the new points streamed into the plots (``final``: the finished view, decimated once)."""
+        final = not self.runner.running if final is None else final
+        self.live.draw(final=final)
         self._layers.object = per_layer(self._latest).round(6) if self._latest else pd.DataFrame()
-        self._last_draw = time.monotonic()
-        self._draw_cost = self._last_draw - t0
         self._dirty = False
-        self.frames.append(self._last_draw)
+        if final and self.live.note:
+            self._live_note.object = f"*{self.live.note}*"
+        self._live_note.visible = bool(final and self.live.note)
+
+    def _set_log(self, on: bool) -> None:
+        """The drift plots' y axis logarithmic or linear (their figures are rebuilt once, with every point)."""
+        self.live.set_logy(None, on)
+
+    @property
+    def frames(self) -> list[float]:
+        """When each frame was drawn (the benchmark's redraws per second)."""
+        return self.live.frames
 
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
@@ -336,15 +333,60 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._list_runs(list_runs(self.results)[:50])
 
     @guard("loading the run", default=False)
-    def load(self, path) -> bool:
+    def load(self, path, wait: bool | None = None) -> bool:
         """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
-        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
+        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused.
+
+        Reading its files and building its curves runs on the pane's ``Job`` (a thread), the status line saying
+        "loading": the page stays usable and Stop works.  ``wait``: block until it is drawn (default: outside a
+        server, where no periodic callback would draw it)."""
         if not path or self.runner.busy:
             return False
-        run = FAMILIES["dynamics"].load(self._listed_run(path), root=self.results)
+        listed = self._listed_run(path)
+        results = self.results
         self._error.visible = False
-        saved = run.meta.get("config")
         self._release_unrecorded()
+        self._info = {"loading": Path(listed).name}
+        job = Job.function(lambda progress, control: prepare_saved_run(listed, results, progress, control),
+                           name="load")
+        if not self.runner.start(job, verb="loading", unit=None, final_status=False):
+            return False
+        if wait if wait is not None else pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            job.join(None)
+            self.runner.poll()
+            return self._loaded_ok
+        return True
+
+    _loaded_ok = False
+    _to_hold: list = []
+
+    def _after_end(self, job) -> None:
+        """A loading job's held controls, disabled once the runner has given the controls back."""
+        held, self._to_hold = self._to_hold, []
+        for w in held:
+            w.disabled = True
+        self._unrecorded = held
+
+    def _show_loaded(self, prepared: dict) -> None:
+        """On the event loop: the loading job's curves drawn (bounded work: they arrive decimated).  The settings
+        are restored once the runner has given the controls back (``_after_end``)."""
+        self._info = {}
+        self._latest = prepared["latest"]
+        self._plot_strategies = list(prepared["data"].groups)
+        self.live.load(prepared["data"])
+        self._redraw(final=True)
+        self._loaded = prepared
+
+    _loaded_ok = False
+    _loaded = None
+
+    def _after_end(self, job) -> None:
+        """After a loading job, with the controls unlocked: the run's settings restored and the status line."""
+        prepared, self._loaded = self._loaded, None
+        if job.name != "load" or prepared is None:
+            return
+        run = prepared["run"]
+        saved = run.meta.get("config")
         problem = self._restore(saved)
         notes = []
         if problem:
@@ -353,15 +395,11 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             notes.append("*the controls do not show this run's settings (they could not be restored)*")
         else:
             notes += self._restore_notes(saved)
-        self._set_records(run.metrics.to_dict("records"))
-        self._info = {}
-        self._plots(list(dict.fromkeys(run.metrics.strategy)))
-        self._redraw()
         meta = run.meta
         self._progress.value = 0
         self._status.object = "  \n".join([f"Loaded `{run.path.name}` ({meta.get('status', '?')}, "
                                            f"{meta.get('steps_done', '?')} steps)", self._label(meta), *notes])
-        return True
+        self._loaded_ok = True
 
     def _restore_notes(self, saved: dict) -> list[str]:
         """After ``_restore``: hold the controls the run did not record (or whose value no control can show) and
@@ -411,6 +449,28 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if c.get("options"):
             parts.append(", ".join(f"{k} {v}" for k, v in c["options"].items()))
         return " · ".join(parts) + (f"  \n{exp}" if exp else "")
+
+
+def prepare_saved_run(path, results, progress=None, control=None) -> dict:
+    """Off the event loop (the pane's loading job): read a saved run and build its curves' data.  A run whose
+    metrics are larger than ``limits.LOAD_BYTES`` is refused in one line before it is read."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 2})
+    run = FAMILIES["dynamics"].load(path, root=results)
+    if control is not None:
+        control.checkpoint()
+    df = run.metrics
+    last = df.step.max() if not df.empty else None
+    latest = df[df.step == last].to_dict("records") if last is not None else []
+    if progress is not None:
+        progress({"kind": "progress", "message": f"building the curves of {len(df):,} rows", "done": 1, "total": 2})
+    drawn = df[(df.layer == "total") & ~df.diverged.astype(bool)] if not df.empty else df
+    data = LiveData.from_frame(drawn, [c for c in ("dist_from_init", "dist_from_E", "loss", "accuracy")],
+                               groups=list(dict.fromkeys(df.strategy)) if not df.empty else [])
+    return {"run": run, "data": data, "latest": latest}
 
 
 add_config_params(TrainingDynamics, DynamicsConfig, CONFIG_NAMES,
