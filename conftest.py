@@ -3,7 +3,9 @@
 * One BLAS/OpenMP thread per process.  With torch's default (a thread per core) two processes on a 2-core
   machine, or one process beside other work, spin-wait for each other's cores: on a loaded machine that made
   tests 10-30x slower.  Tests check results, never speed; subprocesses (``panel serve``, notebook kernels, the
-  CLI) inherit the setting.  An explicit ``OMP_NUM_THREADS`` etc. in the environment is respected.
+  CLI) inherit the setting.  An explicit ``OMP_NUM_THREADS`` etc. in the environment is respected.  OpenMP threads
+  (a subprocess given more than one) sleep while they wait (``OMP_WAIT_POLICY=PASSIVE`` unless set, as ``import
+  lab`` sets it): a spinning wait beside the other workers would burn the cores they need.
 * Slow tests (``@pytest.mark.slow``) are collected first, so that with ``-n 2`` (pytest-xdist) they start early
   and short tests fill the gaps instead of one worker finishing a long test alone at the end.
 * Browser tests (``@pytest.mark.browser``: a ``panel serve`` process and Chromium each) are slow and share one
@@ -22,6 +24,7 @@ import pytest
 
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as ``import lab`` sets it (lab/threads.py), before torch loads
 
 # lab/__main__.py runs the CLI when imported: not a module to import for doctests
 collect_ignore = ["lab/__main__.py", "app.py", "bench"]
