@@ -32,7 +32,7 @@ def build_app():
     import panel as pn
 
     from .layout import SIDEBAR_WIDTH
-    from .theme import template_theme
+    from .theme import template_style, template_theme
 
     pn.extension(notifications=True)
     theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
@@ -47,5 +47,6 @@ def build_app():
     tabs.param.watch(show_controls, "active")
     about = pn.Card(pn.pane.Markdown(ABOUT, sizing_mode="stretch_width"), title="About the lab",
                     collapsed=True, sizing_mode="stretch_width", margin=(20, 5, 5, 5))
-    return pn.template.FastListTemplate(title="Symmetry Lab", **theme, sidebar=[controls, about], main=[tabs],
-                                        sidebar_width=SIDEBAR_WIDTH)
+    # template_style: system fonts (the page asks no other host for anything), toggles whose on state shows
+    return pn.template.FastListTemplate(title="Symmetry Lab", **theme, **template_style(), sidebar=[controls, about],
+                                        main=[tabs], sidebar_width=SIDEBAR_WIDTH)
