@@ -287,19 +287,14 @@ class LiveView:
         t0 = time.monotonic()
         if not self._figs or any(g not in self._figs_groups for g in self.data.groups):
             self._build()
-        doc = pn.state.curdoc
-        hold = doc is not None and doc.session_context is not None
-        if hold:
-            doc.hold("combine")
-        try:
+        # Panel's hold (not the Document's own): one message per frame, and safe inside Panel's ``unlocked``
+        # event handling, where a bare ``doc.unhold()`` raises Bokeh's "_pending_writes should be non-None"
+        with pn.io.hold():
             if final:
                 self._draw_final()
             else:
                 self._draw_live()
             self._limits()
-        finally:
-            if hold:
-                doc.unhold()
         self._last_draw = time.monotonic()
         self._cost = self._last_draw - t0
         self.frames.append(self._last_draw)
@@ -436,6 +431,11 @@ class LiveView:
         from bokeh.models import ColumnDataSource, HoverTool, Range1d
         from bokeh.plotting import figure
 
+        # the browser may still hold the old models a moment: only the new ones answer to a name.  Changing a model
+        # in the document goes through Panel's hold (a click's callback may run outside Bokeh's document lock)
+        with pn.io.hold():
+            for old in [*self._figs.values(), *(m for src in self._src.values() for m in src.values())]:
+                old.name = None
         self._figs, self._src = {}, {}
         self._figs_groups = list(self.data.groups)
         for p in self.plots.values():
