@@ -115,6 +115,23 @@ def test_bad_settings_are_an_inline_error(pane):
     assert "building" not in pane._status.object  # the worker's last message before it failed is not shown
 
 
+def test_a_custom_group_or_rep_is_checked_as_typed_naming_its_box(pane):
+    assert not pane._box_note.visible
+    pane.group = "S(6"  # typed, no Start yet: the box's note names it
+    assert pane._box_note.visible and pane._box_note.object.startswith("Group box: cannot parse 'S(6'")
+    assert not pane.start()  # Start refuses with the same words
+    assert pane._error.visible and pane._error.object.startswith("Group box:")
+    pane.param.update(group="S(6)", rep="T(2")
+    assert pane._box_note.object.startswith("Input rep box: cannot parse 'T(2'")
+    assert pane._error.object.startswith("Input rep box:")  # the refusal follows the settings
+    pane.rep = "V"
+    assert not pane._box_note.visible and not pane._error.visible
+    pane.param.update(experiment="perm")  # the boxes are hidden: nothing of theirs is reported
+    pane.param.update(experiment="custom", group="S(6", rep="V")
+    pane.experiment = "perm"
+    assert not pane._box_note.visible
+
+
 def test_loading_a_run_restores_its_settings(tmp_path):
     first = TrainingDynamics(results=str(tmp_path), experiment="custom", runs=2, steps=3, seed=4, lr=0.3,
                              strategies=["nom", "equi"], group="S(5)", worker="thread")

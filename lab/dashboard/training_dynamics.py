@@ -23,9 +23,12 @@ from ..dynamics.config import DynamicsConfig
 from ..dynamics.experiments import BUILDERS, DEFAULT_GROUPS
 from ..dynamics.metrics import per_layer
 from ..dynamics.store import list_runs, results_dir
+from ..errors import LabError
 from ..experiments import FAMILIES
+from ..groups import parse_group
 from ..jobs import Job
 from ..plots.style import COLOURS, LABELS
+from ..reps import parse_rep
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
@@ -103,6 +106,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.runner.on_end = self._after_end
         self.param.watch(guarded(self, "switching the experiment")(self._on_experiment), ["experiment"])
         self.param.watch(guarded(self, "switching the scale")(self._on_scale), ["scale"])
+        self.param.watch(guarded(self, "checking the group and rep")(self._show_box_error), ["group", "rep"])
         self.param.watch(guarded(self, "redrawing")(lambda e: self._set_log(e.new)), ["log_scale"])
         guard_settings(self, self._controls)
         self._watch_settings()
@@ -120,7 +124,10 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._start_b.on_click(lambda e: self.start())
         self._group_w = pn.widgets.TextInput.from_param(p.group, label="Group", css_classes=["dyn-group"])
         self._rep_w = pn.widgets.TextInput.from_param(p.rep, label="Input rep")
-        self._custom = pn.Column(self._group_w, self._rep_w)
+        # a custom group or rep is checked as it is typed, the message naming its box (not only after Start)
+        self._box_note = pn.pane.Alert("", alert_type="warning", visible=False, css_classes=["dyn-box-error"],
+                                       margin=(0, 10))
+        self._custom = pn.Column(self._group_w, self._rep_w, self._box_note)
         self._show_custom()
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.experiment, label="Experiment", css_classes=["dyn-experiment"]),
@@ -151,7 +158,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._live_note = pn.pane.Markdown("", visible=False, css_classes=["dyn-live-note"])
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
-        self._saved = self._run_select(label="Saved runs", options=[], width=420)
+        self._saved = self._run_select(label="Saved runs", options=[], width=420, css_classes=["dyn-saved"])
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._runs_compare = RunComparison(self, "dyn", "training-dynamics-runs")
@@ -175,6 +182,26 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _show_custom(self):
         self._custom.visible = self.experiment in ("custom", "trans")
         self._rep_w.visible = self.experiment == "custom"
+        self._show_box_error()
+
+    def _box_error(self) -> str | None:
+        """The Group and Input rep boxes parsed as the run will parse them: the first refusal, naming its box."""
+        boxes = []
+        if self.experiment in ("custom", "trans") and (self.group or "").strip():
+            boxes.append(("Group", lambda: parse_group(self.group.strip())))
+        if self.experiment == "custom" and (self.rep or "").strip():
+            boxes.append(("Input rep", lambda: parse_rep(self.rep.strip())))
+        for label, parse in boxes:
+            try:
+                parse()
+            except LabError as err:
+                return f"{label} box: {err}"
+        return None
+
+    def _show_box_error(self, *events):
+        message = self._box_error()
+        self._box_note.object = message or ""
+        self._box_note.visible = message is not None
 
     def _on_experiment(self, event):
         if self._restoring:  # a loaded run brings its own values
@@ -249,8 +276,11 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if kind == "started":
             self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
                                                    "experiment")})
-            self._plot_strategies = list(msg["strategies"])
-            self._set_records(list(msg["records"]))
+            if list(msg["strategies"]) != self._plot_strategies or len(self.live.data):
+                self._plot_strategies = list(msg["strategies"])
+                self._set_records(list(msg["records"]))
+            else:  # the figures start() built are this run's: no second build
+                self._add_records(list(msg["records"]))
             self._dirty = True
         elif kind == "records":
             self._add_records(msg["records"])

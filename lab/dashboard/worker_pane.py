@@ -17,6 +17,7 @@ import os
 
 import panel as pn
 
+from ..config import ConfigError
 from ..errors import LabError
 from .guard import guarded
 
@@ -56,10 +57,20 @@ class WorkerPaneMixin:
         self._error.object = message
         self._error.visible = True
 
+    def _box_error(self) -> str | None:
+        """A pane's own check of its text boxes before the config's (a refusal that names the box); None: fine."""
+        return None
+
+    def _validated(self, config):
+        message = self._box_error()
+        if message is not None:
+            raise ConfigError(message)
+        return config.validate()
+
     def _checked(self, config):
         """``config`` validated; a refusal is remembered as the settings' message (``_recheck_settings``)."""
         try:
-            return config.validate()
+            return self._validated(config)
         except LabError as err:
             self._settings_error = str(err)
             raise
@@ -76,7 +87,7 @@ class WorkerPaneMixin:
         if shown is None or not self._error.visible or self._error.object != shown or self.runner.busy:
             return
         try:
-            self.config().validate()
+            self._validated(self.config())
         except LabError as err:
             self._settings_error = self._error.object = str(err)
         else:
