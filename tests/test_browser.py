@@ -79,11 +79,79 @@ def test_basis_explorer_in_chromium():
             assert not server_errors(log), f"the server logged an exception: see {log}"
 
 
+#: the browser's copy of a Bokeh model drawn on the page, found by the name the live-pane base gives it
+#: (lab/dashboard/live.py).  Bokeh's browser document may keep a figure the page no longer shows (the previous
+#: run's, detached from the layout) among its models, under its name: only models the roots reach count
+_MODEL_JS = """name => { for (const doc of window.Bokeh.documents) {
+                         const shown = new Set();
+                         for (const root of doc.roots()) for (const m of root.references()) shown.add(m);
+                         const ms = Array.from(shown).filter(m => m.name === name);
+                         if (ms.length > 1) throw new Error(`${ms.length} models drawn are named ${name}`);
+                         if (ms.length) return ms[0]; } return null; }"""
+
+
+def _shown_text(page, css: str) -> str:
+    """The rendered text of the first element matching ``css``, its shadow root included (a Panel pane's text
+    lives there: ``Locator.inner_text`` of the host reads only its light DOM)."""
+    return page.locator(css).first.evaluate("""e => {
+        const root = e.shadowRoot || e;
+        return Array.from(root.children).filter(n => !['STYLE', 'LINK', 'SCRIPT'].includes(n.tagName))
+            .map(n => n.innerText).join(' ');
+    }""")
+
+
+def _live(page, plot: str, group: str) -> dict:
+    """The browser's figure id of a live plot and the points of one median curve (body, then tail)."""
+    return page.evaluate(f"""() => {{
+        const find = {_MODEL_JS};
+        const fig = find('live-{plot}');
+        const body = find('live-{plot}-{group}-med'), tail = find('live-{plot}-{group}-med_tail');
+        if (!fig || !body) return null;
+        const xs = Array.from(body.data.x), ys = Array.from(body.data.y);
+        const tx = tail ? Array.from(tail.data.x) : [], ty = tail ? Array.from(tail.data.y) : [];
+        return {{id: fig.id, x: xs.concat(tx.slice(1)), y: ys.concat(ty.slice(1))}};
+    }}""")
+
+
+def _large_saved_run(root, runs=20, steps=2500, seed=7):
+    """A saved dynamics run as ``lab.dynamics.store`` writes one, with ``runs`` × 4 strategies × ``steps``
+    "total" rows (no training needed): the largest run these tests load."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from lab.dynamics.config import DynamicsConfig
+    from lab.dynamics.store import COLUMNS
+
+    rng = np.random.default_rng(seed)
+    strategies = ["nom", "aug", "equi", "aug_penalty"]
+    n = len(strategies) * runs * (steps + 1)
+    step = np.tile(np.arange(steps + 1), len(strategies) * runs)
+    df = pd.DataFrame({"strategy": np.repeat(strategies, runs * (steps + 1)),
+                       "run": np.tile(np.repeat(np.arange(runs), steps + 1), len(strategies)), "step": step,
+                       "layer": "total", "dist_from_init": np.sqrt(step) * rng.uniform(0.9, 1.1, n),
+                       "dist_from_E": np.sqrt(step) * rng.uniform(0.0, 0.2, n),
+                       "loss": 1 / (1 + step) + rng.uniform(0, 0.1, n), "accuracy": rng.uniform(0, 1, n),
+                       "diverged": False}, columns=COLUMNS)
+    run = root / "20250101-000000-perm-large"
+    run.mkdir(parents=True)
+    cfg = DynamicsConfig(experiment="perm", runs=runs, steps=steps, strategies=tuple(strategies)).to_dict()
+    (run / "config.json").write_text(json.dumps({"config": cfg, "status": "finished", "steps_done": steps}))
+    df.to_csv(run / "metrics.csv", index=False)
+    return run, df
+
+
 def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
+    """A run streams into the drift and loss plots (new points over successive polls, the same Bokeh models:
+    streamed, never rebuilt) and ends holding every step; the largest saved run loads on the pane's job while the
+    page answers another control, and its curves are the medians of its metrics.csv."""
     require_chromium()
+    import numpy as np
     from playwright.sync_api import expect
 
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))  # the served app saves its runs here
+    large, large_df = _large_saved_run(tmp_path)
     with panel_server() as (url, log), chromium_page(1500, 1300) as page:
         with screenshot_on_failure(page, "training_dynamics"):
             page.goto(url)
@@ -91,7 +159,7 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
             page.get_by_text("Training dynamics").click()
             page.locator(".dyn-experiment select").select_option("custom")
             expect(page.locator(".dyn-steps input")).to_have_value("30")  # the experiment's defaults arrived
-            for cls, value in ((".dyn-runs", "3"), (".dyn-steps", "60")):
+            for cls, value in ((".dyn-runs", "3"), (".dyn-steps", "400")):
                 box = page.locator(f"{cls} input")
                 box.fill(value)
                 box.press("Tab")
@@ -103,14 +171,50 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
                 text = page.locator(".dyn-status p").first.inner_text()
                 return int(text.split("step ")[1].split("/")[0]) if "step " in text else -1
 
-            first = step()
-            wait_until(lambda: step() > first, f"the shown step to pass {first}", page)  # the run advances on the page
+            seen = []  # (figure id, points of the drift plot's Nom median) while the run trains
+
+            def status_text() -> str:
+                return _shown_text(page, ".dyn-status")
+
+            def streamed():
+                live = _live(page, "drift-nom", "nom")
+                if live is not None and "training" in status_text():
+                    seen.append((live["id"], len(live["x"])))
+                return len({n for _, n in seen}) >= 3 or "finished" in status_text()
+
+            wait_until(streamed, "the drift plot to receive points while the run trains", page)
             expect(status).to_contain_text("finished")
-            expect(status).to_contain_text("step 60/60")
+            expect(status).to_contain_text("step 400/400")
+            assert len({n for _, n in seen}) >= 3, f"the drift plot got new points over too few polls: {seen}"
+            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
+            final = _live(page, "drift-nom", "nom")
+            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh model all along: streamed, not rebuilt
+            loss = _live(page, "loss", "aug")
+            assert loss["x"] == [float(s) for s in range(401)]  # the finished plot holds every step
             expect(page.locator(".dyn-drift canvas").first).to_be_visible()
             expect(page.locator(".dyn-layers")).to_contain_text("total")
             page.screenshot(path=str(ARTIFACTS / "training_dynamics.png"), full_page=True)
-            assert len(list(tmp_path.iterdir())) == 1  # the finished run was saved
+            assert len([p for p in tmp_path.iterdir() if p != large]) == 1  # the finished run was saved
+
+            # the largest saved run loads on the pane's job: the page answers another control meanwhile
+            page.locator(".dyn-saved select").select_option(label=large.name)
+            page.locator(".dyn-load button").click()
+            page.get_by_text("Basis explorer").click()
+            before = _shown_text(page, ".basis-info")
+            box = page.locator(".rep-in-input input")
+            box.fill("T(1)")
+            box.press("Enter")
+            wait_until(lambda: (now := _shown_text(page, ".basis-info")) != before and "r = " in now,
+                       "the Basis explorer to answer while the run loads", page)
+            page.get_by_text("Training dynamics").click()
+            expect(status).to_contain_text("Loaded")
+            med = large_df.groupby(["strategy", "step"]).median(numeric_only=True)
+            for strategy in ("nom", "aug_penalty"):
+                drawn = _live(page, "loss", strategy)
+                want = med.loc[strategy].loss.to_numpy()
+                assert drawn["x"] == [float(s) for s in range(2501)]
+                assert np.allclose(drawn["y"], want, rtol=1e-9)
+            page.screenshot(path=str(ARTIFACTS / "training_dynamics_loaded.png"), full_page=True)
             assert not server_errors(log), f"the server logged an exception: see {log}"
 
 

@@ -431,11 +431,6 @@ class LiveView:
         from bokeh.models import ColumnDataSource, HoverTool, Range1d
         from bokeh.plotting import figure
 
-        # the browser may still hold the old models a moment: only the new ones answer to a name.  Changing a model
-        # in the document goes through Panel's hold (a click's callback may run outside Bokeh's document lock)
-        with pn.io.hold():
-            for old in [*self._figs.values(), *(m for src in self._src.values() for m in src.values())]:
-                old.name = None
         self._figs, self._src = {}, {}
         self._figs_groups = list(self.data.groups)
         for p in self.plots.values():

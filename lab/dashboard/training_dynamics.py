@@ -44,7 +44,7 @@ EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes", "runs")
 DEVICES = ("auto", "cpu", "cuda")
 #: axis words (Bokeh draws no subscripts: no "Π_E⊥")
 AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
-        "dist_from_E": "distance from E  (‖Π⊥A‖, Π⊥ the projection onto E⊥)"}
+        "dist_from_E": "‖Π⊥A‖  (distance from E)"}
 #: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
 #: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x); the
 #: live-pane base also keeps drawing under its share of the event loop (``lab.dashboard.live.DRAW_SHARE``)
