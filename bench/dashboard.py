@@ -1,6 +1,7 @@
-"""Benchmark: Basis explorer latency from a control change to the plot being ready, server side.
+"""Benchmark: the dashboard -- Basis explorer latency, live drawing while training, frame cost, contention.
 
-    python bench/dashboard.py [--part basis|training|all] [--repeats 9] [--out bench/results/dashboard.json]
+    python bench/dashboard.py [--part basis|training|frames|contention|all] [--repeats 9]
+                              [--out bench/results/dashboard.json] [-- contention options]
 
 For each case (a cached basis with at most 10^4 weight-matrix entries) the size control is toggled
 between two values whose bases are both cached, and the time from the parameter change to the pane
@@ -21,16 +22,23 @@ of training (after its build) in these ways, interleaved over ``--rounds`` round
 * ``headless``         -- the ``lab.jobs.Job`` alone, its messages drained every 200 ms (as a script would);
 * ``pane``             -- the pane attached to a Bokeh Document (its redraws build the Bokeh models a browser
                           would get), polled every ``runner.PERIOD_MS`` like the server's periodic callback,
-                          with the pane's redraw throttle for that mode (thread: at most one redraw a second;
-                          process: every tick; both: drawing at most ``DRAW_SHARE`` of the event loop);
-* ``pane, every tick`` -- thread jobs redrawing on every tick, as process jobs do.
+                          with the pane's redraw throttle for that mode (``REDRAW_SECONDS``: today every tick in
+                          both; drawing at most ``DRAW_SHARE`` of the event loop);
+* ``pane, every tick`` -- (``--every-tick``) a thread job's pane redrawing on every tick whatever its throttle.
 
 Jobs compute on ``--threads`` torch threads (the panes' ``WORKER_THREADS``); a thread job with torch's default
-(one per core: what a server that sets nothing gives it) is measured too.  Then the cost of one live frame with
-nothing training (what caps the redraw rate).  Reported: redraws/s while training (the pane's draw callbacks),
-training steps/s (the job's rate, build and paused time excluded), the median frame cost, and the slowdown
-against headless with the same job kind in the same round.  Targets: at least 4 redraws/s while training,
-training slowed under 10 %.
+(one per core: what a server that sets nothing gives it) is measured too.  The config is ``--runs`` (30) runs x all
+four strategies.  Reported: redraws/s while training (the pane's draw callbacks), training steps/s (the job's rate,
+build and paused time excluded), the median frame cost, and the slowdown against headless with the same job kind
+in the same round.  Targets: at least 4 redraws/s while training, training slowed under 10 %.
+
+Then the cost of one live frame with 100, 1 000 and 10 000 steps recorded (``--part frames`` alone): one new
+step of 30 runs x 4 strategies streamed into the pane's live-pane base, the document changes encoded as the
+server sends them (their size reported), and the finished view's cost.  Target: flat (at most 2x from 100 to
+10 000 steps).
+
+Part ``contention`` runs ``bench/contention.py`` (its options after ``--``): a CPU run idle and beside busy
+processes.
 """
 from __future__ import annotations
 
@@ -114,12 +122,14 @@ def basis_part(args) -> list[dict]:
 # ---------------------------------------------------------------------- part "training"
 REDRAW_TARGET = 4.0  # redraws per second while training
 SLOWDOWN_TARGET = 0.10  # training slowed by less than this with the pane open
+FLAT_TARGET = 2.0  # a live frame at 10 000 recorded steps costs at most this times one at 100
 
 
 def _training_config(args):
     from lab.dynamics.config import DynamicsConfig
 
-    return DynamicsConfig(experiment=args.experiment, runs=args.runs, steps=10_000_000, device="cpu").validate()
+    return DynamicsConfig(experiment=args.experiment, runs=args.runs, strategies=STRATEGIES, steps=10_000_000,
+                          device="cpu").validate()
 
 
 def _until_running(job, tick, seconds_limit=300.0):
@@ -165,14 +175,14 @@ def _with_pane(args, process: bool, threads: int | None, every_tick: bool, resul
     try:
         pane = td.TrainingDynamics(results=results, worker=mode)
         pane.param.update(experiment=cfg.experiment)
-        pane.param.update(runs=cfg.runs, steps=cfg.steps, device=cfg.device)
+        pane.param.update(runs=cfg.runs, strategies=list(cfg.strategies), steps=cfg.steps, device=cfg.device)
         pane.__panel__().get_root(Document())
         costs = []
         redraw = pane._redraw
 
-        def timed_redraw():
+        def timed_redraw(*args, **kwargs):
             t = time.perf_counter()
-            redraw()
+            redraw(*args, **kwargs)
             costs.append(time.perf_counter() - t)
 
         pane._redraw = timed_redraw
@@ -204,34 +214,79 @@ def _with_pane(args, process: bool, threads: int | None, every_tick: bool, resul
         td.WORKER_THREADS = saved[1]
 
 
-def draw_cost(args, steps: int = 200, repeats: int = 9) -> dict:
-    """The pane's cost of one live frame with ``steps`` steps on screen, nothing training meanwhile: what caps
-    the redraw rate (1 / cost with the event loop all drawing; DRAW_SHARE / cost as the pane throttles)."""
-    from lab.dashboard import training_dynamics as td
-    from lab.jobs import Job
+STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
 
-    cfg = _training_config(args).replace(steps=steps)
-    job = Job("dynamics", cfg, threads=args.threads).start()
-    job.join()
-    msgs = job.drain()
-    pane = td.TrainingDynamics(results=tempfile.mkdtemp(prefix="lab-bench-runs-"), worker="thread")
-    pane.__panel__().get_root(Document())
-    for m in msgs:
-        if m["kind"] in ("started", "records"):
-            pane._on_message(m)
-    pane._redraw()
-    times = []
-    for _ in range(repeats):
+
+def _synthetic_history(steps: int, runs: int, strategies, seed: int = 0):
+    """A recorded history of ``steps`` steps x ``runs`` runs x strategies with the Training dynamics columns
+    (random walks: the values' shape does not change the drawing cost, only their count does)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    k = len(strategies)
+    step = np.repeat(np.arange(steps), k * runs)
+    strategy = np.tile(np.repeat(np.array(strategies, dtype=object), runs), steps)
+    run = np.tile(np.arange(runs), steps * k)
+    walk = lambda: np.abs(np.cumsum(rng.normal(size=(steps, k * runs)), axis=0)).ravel() + 0.1  # noqa: E731
+    return pd.DataFrame({"step": step, "strategy": strategy, "run": run, "dist_from_E": walk(),
+                         "dist_from_init": walk(), "loss": walk(), "accuracy": rng.uniform(size=step.size)})
+
+
+def frame_costs(args, lengths=(100, 1_000, 10_000), repeats: int = 9) -> list[dict]:
+    """The cost of one live frame of the Training dynamics pane (``args.runs`` runs x 4 strategies) with 100,
+    1 000 and 10 000 steps already recorded: one new step arrives, the pane draws it, and the Bokeh document
+    changes it makes are encoded as the server would send them (``PATCH-DOC`` messages; their size reported).
+    Also the finished view's cost at each length (decimated once, when the run ends).  Target: the live frame
+    flat in the history length (at most 2x from 100 to 10 000 steps)."""
+    from bokeh.protocol import Protocol
+
+    from lab.dashboard import training_dynamics as td
+    from lab.dashboard.live import LiveData
+
+    pane = td.TrainingDynamics(results=tempfile.mkdtemp(prefix="lab-bench-runs-"), worker="process")
+    doc = Document()
+    doc.add_root(pane.__panel__().get_root(doc))
+    protocol, sent = Protocol(), []
+
+    def encode(event):  # what the server does with every change of a session's document
+        msg = protocol.create("PATCH-DOC", [event])
+        sent.append(len(msg.content_json) + sum(len(b.data) for b in msg.buffers))
+
+    doc.on_change(encode)
+    rows = []
+    for n in lengths:
+        df = _synthetic_history(n + repeats, args.runs, STRATEGIES, seed=n)
+        data = LiveData.from_frame(df[df.step < n], pane.live.columns, groups=list(STRATEGIES))
+        new = [df[df.step == n + k].to_dict("records") for k in range(repeats)]
+        pane.live.reset(list(STRATEGIES), data)
+        pane.live.draw()  # the first frame after a reset sends the history at once: not a live frame
+        times, sizes = [], []
+        for k in range(repeats):
+            pane.live.add(new[k])
+            sent.clear()
+            t = time.perf_counter()
+            pane.live.draw()
+            times.append(time.perf_counter() - t)
+            sizes.append(sum(sent))
+        sent.clear()
         t = time.perf_counter()
-        pane._redraw()
-        times.append(time.perf_counter() - t)
-    cost = statistics.median(times)
-    row = {"steps_on_screen": steps, "rows": len(pane._total), "draw_ms": 1000 * cost,
-           "max_redraws_per_s": 1 / cost, "throttled_redraws_per_s": td.DRAW_SHARE / cost}
-    print(f"one live frame, {steps} steps x {cfg.runs} runs on screen, nothing training: {1000 * cost:.0f} ms "
-          f"-> at most {1 / cost:.1f} redraws/s ({td.DRAW_SHARE / cost:.1f}/s with drawing held to "
-          f"{td.DRAW_SHARE:.0%} of the event loop)", flush=True)
-    return row
+        pane.live.draw(final=True)
+        final = time.perf_counter() - t
+        row = {"steps_recorded": n, "runs": args.runs, "strategies": len(STRATEGIES),
+               "frame_ms": 1000 * statistics.median(times), "frame_bytes": statistics.median(sizes),
+               "final_ms": 1000 * final, "final_bytes": sum(sent),
+               "points_on_screen": len(pane.live.points("loss", "nom")[0])}
+        rows.append(row)
+        print(f"  {n:>6} steps recorded: live frame {row['frame_ms']:6.1f} ms ({row['frame_bytes'] / 1e3:6.1f} kB "
+              f"sent), finished view {row['final_ms']:7.1f} ms ({row['final_bytes'] / 1e6:5.2f} MB)", flush=True)
+    growth = rows[-1]["frame_ms"] / rows[0]["frame_ms"]
+    print(f"  live frame {lengths[-1]} / {lengths[0]} steps: {growth:.2f}x  (target <= {FLAT_TARGET:g}x) "
+          f"-> at most {1000 / rows[-1]['frame_ms']:.0f} frames/s at {lengths[-1]} steps", flush=True)
+    for r in rows:
+        r["growth_vs_first"] = r["frame_ms"] / rows[0]["frame_ms"]
+        r["ok"] = r["growth_vs_first"] <= FLAT_TARGET
+    return rows
 
 
 def training_part(args) -> list[dict]:
@@ -242,8 +297,9 @@ def training_part(args) -> list[dict]:
     n = args.threads
     # (label, process?, torch threads of the job, pane?, redraw every tick?)
     ways = [(f"thread, {n} thr", False, n, False, False), (f"thread, {n} thr", False, n, True, False),
-            (f"thread, {n} thr", False, n, True, True),
             (f"process, {n} thr", True, n, False, False), (f"process, {n} thr", True, n, True, False)]
+    if args.every_tick:  # a throttled mode also drawn on every tick (both modes draw every tick today)
+        ways[2:2] = [(f"thread, {n} thr", False, n, True, True)]
     if args.default_threads and default_threads != n:  # what a thread job gets in a server that sets nothing
         ways[3:3] = [(f"thread, {default_threads} thr", False, default_threads, False, False),
                      (f"thread, {default_threads} thr", False, default_threads, True, False)]
@@ -264,10 +320,11 @@ def training_part(args) -> list[dict]:
             row["slowdown"] = 1 - row["steps_per_s"] / base if base else None
             samples[way].append(row)
             print(f"  round {r + 1}: {label:<16} {name(way):<17} {row['steps_per_s']:6.2f} steps/s  "
-                  + (f"{row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms']:6.1f} ms  "
+                  + (f"{row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms'] or float('nan'):6.1f} ms  "
                      f"slowdown {100 * row['slowdown']:+5.1f} %" if pane else ""), flush=True)
     torch.set_num_threads(args.threads)
-    rows = [dict(job="draw cost", **draw_cost(args))]
+    print(f"\nthe cost of one live frame as the history grows ({args.runs} runs x {len(STRATEGIES)} strategies):")
+    rows = [dict(job="frame cost", **r) for r in frame_costs(args)]
     torch.set_num_threads(default_threads)
     print(f"\n{'job':<16} {'pane':<17} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
           f"over {args.rounds} rounds of {args.seconds:g} s; {args.experiment}, {args.runs} runs, cpu, "
@@ -290,24 +347,39 @@ def training_part(args) -> list[dict]:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("basis", "training", "all"), default="all")
+    ap.add_argument("--part", choices=("basis", "training", "frames", "contention", "all"), default="all",
+                    help="frames: the frame cost as the history grows alone; contention: bench/contention.py "
+                         "(its own options after --)")
     ap.add_argument("--repeats", type=int, default=9, help="basis: changes per case")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dashboard.json"))
     ap.add_argument("--training-out", default=str(Path(__file__).parent / "results" / "dashboard_training.json"))
+    ap.add_argument("--frames-out", default=str(Path(__file__).parent / "results" / "dashboard_frames.json"))
     ap.add_argument("--experiment", default="custom", help="training: the dynamics experiment")
-    ap.add_argument("--runs", type=int, default=3, help="training: runs (batched)")
+    ap.add_argument("--runs", type=int, default=30, help="training: runs (batched), each with all four strategies")
     ap.add_argument("--seconds", type=float, default=20.0, help="training: seconds of training per measurement")
     ap.add_argument("--rounds", type=int, default=3, help="training: interleaved rounds (medians reported)")
     ap.add_argument("--threads", type=int, default=1, help="training: torch compute threads of the job "
                     "(the panes' WORKER_THREADS)")
+    ap.add_argument("--every-tick", action="store_true", help="training: also a thread job's pane redrawing on "
+                    "every tick whatever its throttle")
     ap.add_argument("--no-default-threads", dest="default_threads", action="store_false",
                     help="training: skip the thread job with torch's default threads (a server that sets none)")
-    args = ap.parse_args(argv)
+    args, rest = ap.parse_known_args(argv)
+    if rest and args.part != "contention":
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
 
     if args.part in ("basis", "all"):
         rows = basis_part(args)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(rows, indent=1))
+    if args.part == "frames":
+        rows = frame_costs(args)
+        Path(args.frames_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.frames_out).write_text(json.dumps(rows, indent=1))
+    if args.part in ("contention", "all"):
+        import contention  # bench/contention.py: the same run idle and beside busy processes
+
+        contention.main([a for a in rest if a != "--"])
     if args.part in ("training", "all"):
         rows = training_part(args)
         Path(args.training_out).parent.mkdir(parents=True, exist_ok=True)

@@ -45,10 +45,12 @@ DEVICES = ("auto", "cpu", "cuda")
 #: axis words (Bokeh draws no subscripts: no "Π_E⊥")
 AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
         "dist_from_E": "‖Π⊥A‖  (distance from E)"}
-#: least time between redraws, per worker mode: a worker process leaves the event loop free (every tick of the
-#: runner, 5 a second), a worker thread shares the GIL with drawing (redrawing faster slowed training 10x); the
-#: live-pane base also keeps drawing under its share of the event loop (``lab.dashboard.live.DRAW_SHARE``)
-REDRAW_SECONDS = {"process": 0.0, "thread": 1.0}
+#: least time between redraws, per worker mode (0: every tick of the runner, 5 a second).  A worker thread shares
+#: the GIL with drawing: with the HoloViews frames (170 ms) redrawing every tick slowed its training 10x, so it
+#: drew once a second; a streamed frame costs about 15 ms, and ``bench/dashboard.py --part training`` measured
+#: the same slowdown drawing every tick as once a second.  The live-pane base also keeps drawing under its share
+#: of the event loop (``lab.dashboard.live.DRAW_SHARE``)
+REDRAW_SECONDS = {"process": 0.0, "thread": 0.0}
 #: the live plots: the paper's figure 1 twice (scaled to Nom, zoomed to Aug; every run faint, the median bold),
 #: and the median loss and accuracy against the step
 PLOTS = (
