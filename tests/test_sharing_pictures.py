@@ -104,10 +104,12 @@ def check_frame(pane) -> int:
 
 
 def penalty_curve(pane):
-    overlay = drawn(pane._penalty_pane)
-    curve = next(e for e in overlay if isinstance(e, hv.Curve) and e.label == "partition distance")
-    marker = next(e for e in overlay if isinstance(e, hv.Scatter))
-    return curve.dimension_values(0), curve.dimension_values(1), marker
+    """The partition-distance curve as the penalties figure holds it (Bokeh sources of the live-pane base), the
+    marker's point and the dashed step line's place."""
+    view = pane.curves["penalties"]
+    steps, ys = view.points("shr-penalties", "partition_distance")
+    marks = pane._marks["shr-penalties"]
+    return steps, ys, (list(marks["shown"].data["x"]), list(marks["shown"].data["y"]), marks["step"].location)
 
 
 @pytest.mark.parametrize("task, settings", [("conv", dict(steps=30)), ("sum", dict(steps=30)),
@@ -122,14 +124,15 @@ def test_the_distance_shown_is_the_drawn_snapped_matrix_s_at_every_slider_positi
     assert final == pane._view["final"]["partition_distance"]  # the job's own score of its final partition
     assert "**final, step" in pane._reading.object
     steps, ys, marker = penalty_curve(pane)
-    assert marker.dimension_values(1).tolist() == [final]  # the curve's marker is the drawn snapshot's
+    assert marker[1] == [final]  # the curve's marker is the drawn snapshot's
+    assert steps == [float(h["step"]) for h in pane.history]  # the finished curve holds every recorded step
     for i in (0, n // 2):  # scrub back: the text and every picture follow the slider
         pane._slider.value = i
         d = check_frame(pane)
         assert d == pane.history[i]["partition_distance"]  # the learner's number for that snapshot
         assert f"**step {pane.history[i]['step']}**" in pane._reading.object
         steps, ys, marker = penalty_curve(pane)
-        assert ys[i] == d and marker.dimension_values(0).tolist() == [steps[i]]
+        assert ys[i] == d and marker[0] == [steps[i]] and marker[2] == steps[i]  # the point and the line
     assert ys[0] == distance_of(np.asarray(pane.snapshots[0]).argmax(1), pane._view["gt"])  # starts at A_0's
 
 

@@ -34,19 +34,15 @@ from __future__ import annotations
 import functools
 import logging
 
-from ..errors import LabError
 from ..jobs import error_text
 
 log = logging.getLogger(__name__)
 
 
 def report(alert, err: BaseException, action: str) -> str:
-    """Show ``err``'s one line in ``alert`` (if any) and send the traceback to the log (DEBUG for a ``LabError``,
-    ERROR for an unexpected error)."""
+    """Show ``err``'s one line in ``alert`` (if any) and send the traceback to the log at DEBUG level."""
     text = error_text(err)
-    # a LabError is the user's to fix (its line says all); anything else is the lab's bug: its traceback is logged
-    log.log(logging.DEBUG if isinstance(err, LabError) else logging.ERROR, "%s failed: %s", action, text,
-            exc_info=err)
+    log.debug("%s failed: %s", action, text, exc_info=err)
     if alert is not None:
         alert.object = text
         alert.visible = True

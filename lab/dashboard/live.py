@@ -56,7 +56,8 @@ class LivePlot:
     record columns.  ``runs``: every run drawn faint beside the bold median.  ``legend``: name the groups.
     ``x_limit``: x from 0 to MARGIN × the largest median x (else Bokeh's automatic range).  ``y_limit``: y from 0
     to MARGIN × the largest median y of that group ("*": of every group; None: automatic).  ``logy``: may be
-    switched by the pane (``LiveView.set_logy``): linear plots only keep their limits."""
+    switched by the pane (``LiveView.set_logy``): linear plots only keep their limits.  ``legend_above``: the
+    legend in a row above the plot, where it covers no curve (else inside, top left)."""
 
     name: str
     y: str
@@ -70,6 +71,7 @@ class LivePlot:
     x_limit: bool = False
     y_limit: str | None = None
     logy: bool = False
+    legend_above: bool = False
 
 
 class LiveData:
@@ -209,11 +211,12 @@ class LiveView:
 
     ``plots``: the ``LivePlot``s; ``colours``/``labels``: per group.  ``min_interval``: least seconds between
     frames.  ``panes``: one ``pn.pane.Bokeh`` per plot (by name), laid out by the pane; each gets a new figure on
-    ``reset`` and only new rows after that."""
+    ``reset`` and only new rows after that.  ``on_build``: ``f(name, figure)`` for each figure built (a pane's
+    own marks: a step marker, a best-step line)."""
 
     def __init__(self, plots, *, group: str = "strategy", run: str = "run", colours=None, labels=None,
                  min_interval: float = 0.0, live_points: int = LIVE_POINTS, full_points: int = FULL_POINTS,
-                 run_segments: int = RUN_SEGMENTS):
+                 run_segments: int = RUN_SEGMENTS, on_build=()):
         self.plots = {p.name: p for p in plots}
         self.group, self.run = group, run
         self.colours, self.labels = dict(colours or {}), dict(labels or {})
@@ -227,6 +230,8 @@ class LiveView:
         self.panes = {p.name: pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=p.height,
                                             css_classes=[f"live-{p.name}"]) for p in plots}
         self.frames: list[float] = []  # when each frame was drawn (monotonic seconds)
+        #: ``f(name, figure)`` called on every figure built, before it is shown: a pane's own marks
+        self.on_build: list = list(on_build)
         self.frame_costs: list[float] = []
         self.note = ""  # what a finished view left out ("" when it holds every step)
         self._last_draw = 0.0
@@ -466,10 +471,17 @@ class LiveView:
                                                                   (p.ylabel or p.y, "@y{%.4g}"), ("step", "@step")],
                                         formatters={"@x": "printf", "@y": "printf"}))
             if p.legend and meds:
-                fig.legend.location = "top_left"
                 fig.legend.click_policy = "hide"
-                fig.legend.background_fill_alpha = 0.6
+                if p.legend_above:
+                    fig.legend.orientation = "horizontal"
+                    fig.legend.spacing, fig.legend.padding, fig.legend.margin = 12, 2, 2
+                    fig.add_layout(fig.legend[0], "above")
+                else:
+                    fig.legend.location = "top_left"
+                    fig.legend.background_fill_alpha = 0.6
             self._figs[p.name] = fig
+            for added in self.on_build:  # the pane's own marks (e.g. a step marker), on every new figure
+                added(p.name, fig)
             self.panes[p.name].object = fig
         self._sent = self._body_end = self._run_body_end = 0
 

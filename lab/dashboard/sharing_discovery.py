@@ -5,9 +5,11 @@ The task selector covers both families (gaussian / conv / group / sum: ``sharing
 are built from ``SharingConfig`` and ``MSRConfig``'s declarations.  Start runs the family as a ``lab.jobs.Job``
 through a ``JobRunner`` (a worker process by default, a thread as the fallback); the job saves its own copy of
 the run.  The pane only draws what the records carry ("task" / "step" for method 1, "layer" / "msr" /
-"compare" for method 2) into HoloViews DynamicMaps fed by Pipes, so frames update data in place.  While a run
-goes on, Load and every setting are disabled; loading a run restores its settings (only a run listed from the
-pane's own runs directory).  Method 1 draws the relaxed A (softmax of the logits) next to the snapped 0/1 matrix
+"compare" for method 2): the matrices (bounded pictures: A, W, U) into HoloViews DynamicMaps fed by a Pipe, the
+learning curves on the live-pane base (``lab.dashboard.live``: streamed, built once per trial, decimated when
+long), with the step the pictures show and the best step (least partition distance) marked.  While a run goes
+on, Load and every setting are disabled; loading a run (on the pane's job, status "loading") restores its
+settings (only a run listed from the pane's own runs directory).  Method 1 draws the relaxed A (softmax of the logits) next to the snapped 0/1 matrix
 the partition distance is computed from (A's argmax per row while it learns; at the end the scored partition,
 after the lab's merge pass when ``merge`` is on) and A_gt.  Every callback fails through ``lab.dashboard.guard``:
 an inline message, the buttons and status back to idle, no traceback in the server log.  No mathematics here.
@@ -15,6 +17,7 @@ an inline message, the buttons and status back to idle, no traceback in the serv
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import holoviews as hv
 import numpy as np
@@ -27,15 +30,16 @@ from ..experiments.msr import MSRConfig, run_label
 from ..experiments import FAMILIES
 from ..experiments.sharing import SharingConfig, make_task
 from ..jobs import Job
-from ..plots.sharing_hv import (a_heatmap, gt_heatmap, loss_curves, penalty_curves, u_histogram, u_picture,
+from ..plots.sharing_hv import (CURVE_HEIGHT, CURVES, a_heatmap, gt_heatmap, u_histogram, u_picture,
                                  weights_coloring)
-from ..sharing.partition import read_snapshot, snapped_matrix
+from ..sharing.partition import best_step, read_snapshot, snapped_matrix
 from ..sharing.store import list_sharing, sharing_dir
 from ..sharing.tasks import weight_shape
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, scroll_box, titled
+from .live import LiveData, LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -53,7 +57,11 @@ MSR_NAMES = TASK_FIELDS["msr"]
 TASK_DEFAULTS = ("steps", "lr", "restarts", "weight_decay")  # filled from the task when it is chosen
 FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
 FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
-CURVE_SECONDS = 0.6  # the learning curves redraw at most this often
+#: the learning curves (live-pane base): one plot per ``CURVES`` entry, one line per history column
+CURVE_PLOTS = {name: LivePlot(f"shr-{name}", y="value", title=title, xlabel="outer step", ylabel=ylabel,
+                              legend=True, legend_above=True, height=CURVE_HEIGHT)
+               for name, title, ylabel in (("losses", "losses", "loss"),
+                                           ("penalties", "penalties and partition distance", "value"))}
 PLACEHOLDER_K = 5  # the size of the empty A pictures before a task is known
 
 
@@ -89,13 +97,14 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._summary: dict = {}
         self._dirty = False
         self._pipe = hv.streams.Pipe(data=None)  # A, implied weights, U: every frame
-        self._slow_pipe = hv.streams.Pipe(data=None)  # learning curves: at most every CURVE_SECONDS
-        self._last_curves = 0.0
+        self._marks: dict = {}  # per curve plot: the Bokeh marks of the step shown and of the best step
+        self._loaded = None  # a loading job's prepared run
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
                                 error=self._error, detail=self._detail, period_ms=FRAME_MS,
                                 after_poll=self._after_poll)
+        self.runner.on_end = self._after_end
         self.param.watch(guarded(self, "switching the task")(lambda e: self._on_task(reset=True)), ["task"])
         guard_settings(self, self._controls)
         self._watch_settings()
@@ -155,11 +164,15 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._matrices = pn.Row()  # relaxed A, snapped A, A_gt
         self._w_box = pn.Column()
         self._u_row = pn.Row(sizing_mode="stretch_width")  # max |U| and its histogram
-        curves = dict(linked_axes=False, sizing_mode="stretch_width")  # losses and penalties: each its own axes
-        self._loss_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_losses, streams=[self._slow_pipe]), **curves,
-                                            css_classes=["shr-curves"])
-        self._penalty_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_penalties, streams=[self._slow_pipe]),
-                                               **curves, css_classes=["shr-penalties"])
+        self.curves = {name: LiveView([plot], group="series", run="run",
+                                      colours={k: c for k, (_, c) in CURVES[name].items()},
+                                      labels={k: label for k, (label, _) in CURVES[name].items()},
+                                      on_build=[self._add_marks])
+                       for name, plot in CURVE_PLOTS.items()}
+        self._loss_pane = pn.Column(self._curve_pane("losses"), sizing_mode="stretch_width",
+                                    css_classes=["shr-curves"])
+        self._penalty_pane = pn.Column(self._curve_pane("penalties"), sizing_mode="stretch_width",
+                                       css_classes=["shr-penalties"])
         self._slider = pn.widgets.IntSlider(label="snapshot of A (drag to scrub back)", start=0, end=1, value=0,
                                             width=420, css_classes=["shr-snapshot"])
         self._slider.param.watch(guarded(self, "scrubbing the history")(self._on_scrub), "value")
@@ -185,6 +198,9 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._runs_compare = RunComparison(self, "shr", "sharing-runs")
         self._refresh_saved()
+
+    def _curve_pane(self, name: str):
+        return self.curves[name].panes[CURVE_PLOTS[name].name]
 
     def _sidebar(self):
         return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
@@ -235,7 +251,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._compare.object = pd.DataFrame()
         self._rebuild()  # first: the slider's reset below draws on the new plots
         self._slider.end, self._slider.value = 1, 0
-        self._slow_pipe.send(self._frame_data())
+        self._reset_curves()
+        self._draw_curves(final=True)
 
     def _shown_history(self) -> list[dict]:
         """Method 1's records of the trial whose snapshots are drawn (a saved run has every trial's records and
@@ -306,24 +323,65 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return weights_coloring(None, shape, caption="W")
         return weights_coloring(shown["reading"].labels, shape)
 
-    def _draw_losses(self, data):
-        data = data or {}
-        history, shown = self._curve_history(data), data.get("shown")
-        return loss_curves(history, step=shown and shown["step"],
-                           title="losses" if history else "losses: press Start")
+    # ------------------------------------------------------------------ the learning curves (live-pane base)
+    def _curve_rows(self, records) -> dict:
+        """Method 1's records as the curve plots' rows: one per history column drawn, its value at the step."""
+        rows = {name: [] for name in CURVES}
+        for rec in records:
+            for name, columns in CURVES.items():
+                for c in columns:
+                    v = rec.get(c)
+                    if v is not None and v == v:
+                        rows[name].append({"series": c, "run": 0, "step": int(rec["step"]), "value": float(v)})
+        return rows
 
-    def _draw_penalties(self, data):
-        data = data or {}
-        history, shown = self._curve_history(data), data.get("shown")
-        mark = None
-        if shown is not None and shown["step"] is not None:  # the reading's distance, on the curve
-            mark = (shown["step"], shown["reading"].distance)
-        return penalty_curves(history, step=shown and shown["step"], shown=mark,
-                              merged=bool(shown and shown["merged"]))
+    def _reset_curves(self, records=()) -> None:
+        """New figures for a new run or trial (the only time the curves' Bokeh models are built)."""
+        for name, view in self.curves.items():
+            view.reset([c for c in CURVES[name] if any(c in r for r in records[:1])])
+        self._add_curve_records(records)
 
-    @staticmethod
-    def _curve_history(data):
-        return data.get("history") if data.get("method") == 1 else []
+    def _add_curve_records(self, records) -> None:
+        for name, rows in self._curve_rows(records).items():
+            if rows:
+                self.curves[name].add(rows)
+
+    def _draw_curves(self, final: bool = False) -> None:
+        for view in self.curves.values():
+            if final or view.draw_due():
+                view.draw(final=final)
+
+    def _add_marks(self, name: str, fig) -> None:
+        """``LiveView.on_build``: on each new curve figure, a dashed line at the step the pictures show; on the
+        penalties, the drawn snapshot's distance as a point (a diamond: after the merge pass) and a dotted line
+        at the best step (the least partition distance)."""
+        from bokeh.models import ColumnDataSource, Span
+
+        marks = {"step": Span(dimension="height", line_color="#555555", line_dash="dashed", line_width=1,
+                              location=None, name=f"{name}-step")}
+        fig.add_layout(marks["step"])
+        if name == CURVE_PLOTS["penalties"].name:
+            marks["best"] = Span(dimension="height", line_color="#2ca02c", line_dash="dotted", line_width=2,
+                                 location=None, name=f"{name}-best")
+            fig.add_layout(marks["best"])
+            marks["shown"] = ColumnDataSource({"x": [], "y": [], "marker": []}, name=f"{name}-shown")
+            fig.scatter("x", "y", marker="marker", source=marks["shown"], size=11, color="#ff7f0e",
+                        line_color="black")
+        self._marks[name] = marks
+        if self._pipe.data is not None:
+            self._place_marks(self._pipe.data)
+
+    def _place_marks(self, data: dict) -> None:
+        shown = (data or {}).get("shown")
+        step = shown["step"] if shown is not None else None
+        for marks in self._marks.values():
+            marks["step"].location = step
+            if "shown" in marks:
+                marks["shown"].data = ({"x": [step], "y": [shown["reading"].distance],
+                                        "marker": ["diamond" if shown["merged"] else "circle"]}
+                                       if step is not None else {"x": [], "y": [], "marker": []})
+                best = best_step((data or {}).get("history") or []) if data.get("method") == 1 else None
+                marks["best"].location = best[0] if best is not None else None
 
     def _u_shape(self, data):
         return (data["n_out"], data["n_in"]) if data.get("n_in") else (PLACEHOLDER_K, PLACEHOLDER_K)
@@ -375,9 +433,26 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         lo, hi = r.row_max
         rows = f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f} to {hi:.2f}"
         soft = "; still soft, so the snapped A is what is scored" if lo < 0.5 else ""
-        return (f"{head}  \nsnapped A ({scored}): partition distance **{r.distance}** to A_gt · "
+        text = (f"{head}  \nsnapped A ({scored}): partition distance **{r.distance}** to A_gt · "
                 f"{r.blocks} shared parameter{'s' if r.blocks != 1 else ''} (A_gt: {r.true_blocks})  \n"
                 f"relaxed A: the largest entry of a row is {rows} (1 = a hard choice){soft}")
+        return text + self._best_text(data)
+
+    @staticmethod
+    def _best_text(data: dict) -> str:
+        """Where the recorded distance was least, and why the end may differ (the method never sees it)."""
+        history = data.get("history") or []
+        best = best_step(history)
+        if best is None or not history:
+            return ""
+        last = history[-1].get("partition_distance")
+        step, distance = best
+        text = f"  \nbest: distance **{distance}** at step {step} (dotted green line)"
+        if last is not None and last == last and last > distance:
+            text += (f"; the last recorded step has {last:g}. The method minimises the validation loss and its "
+                     f"penalties, never the distance (it does not know the truth), and keeps every step to the "
+                     f"end, so A can pass through a better partition and leave it")
+        return text
 
     def _u_reading_text(self, data: dict) -> str:
         if data.get("method") != 2 or data.get("U") is None:
@@ -396,14 +471,15 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._send(frame=False)
 
     def _send(self, frame: bool = True, final: bool = False):
-        t0 = time.perf_counter()  # curves redraw at most every CURVE_SECONDS, and when the slider moves
+        """One frame: the matrices of the snapshot shown, its reading and marks; the curves' new points (only
+        their marks move when the slider does)."""
         data = self._frame_data()
         self._show_reading(data)
         self._pipe.send(data)
-        if final or not frame or t0 - self._last_curves >= CURVE_SECONDS:
-            self._slow_pipe.send(data)
-            self._last_curves = t0
+        with pn.io.hold():
+            self._place_marks(data)
         if frame:
+            self._draw_curves(final=final)
             self.frames.append(time.perf_counter())
 
     # ------------------------------------------------------------------ control
@@ -435,6 +511,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._m1.visible, self._m2.visible = self.task != "msr", self.task == "msr"
         self._rebuild()
         self._slider.end, self._slider.value = 1, 0
+        self._reset_curves()
         return self.runner.start(job)
 
     @guard("pausing the run")
@@ -454,7 +531,15 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]
-        if kind == "result":  # method 1: a trial's scored partition (after the merge pass when it is on)
+        if kind in ("done", "failed") and self.runner.job is not None and self.runner.job.name == "load":
+            self._loaded_ok = False
+            if kind == "failed":
+                self._status.object = "**idle** · loading the run failed"
+            elif msg.get("status") == "stopped" or msg.get("result") is None:
+                self._status.object = "**idle** · loading stopped"
+            else:
+                self._loaded = msg["result"]  # drawn by ``_after_end``, once the controls are given back
+        elif kind == "result":  # method 1: a trial's scored partition (after the merge pass when it is on)
             self._view["final"] = {k: msg[k] for k in ("selection", "merged", "partition_distance")}
             self._dirty = True
         elif kind == "task":  # method 1: a trial's task; the pane shows the latest trial
@@ -463,10 +548,12 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                           "gt": np.asarray(msg["gt"]), "shape": tuple(msg["shape"])}
             self._rebuild()  # K and W's shape may differ from the last run's (or trial's)
             self._slider.end, self._slider.value = 1, 0
+            self._reset_curves()
             self._dirty = True
         elif kind == "step":
             self.history.append(msg["rec"])
             self.snapshots.append(msg["A"])
+            self._add_curve_records([msg["rec"]])
             self._dirty = True
         elif kind == "layer":  # method 2
             self._view = {"method": 2, "task": "msr", "n_out": msg["n_out"], "n_in": msg["n_in"],
@@ -481,6 +568,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._compare.object = pd.DataFrame(msg["rows"])
         elif kind == "done":
             self._summary = msg.get("summary") or {}
+            self._draw_curves(final=True)
             self._refresh_saved()
             self._dirty = True
         elif kind == "failed":
@@ -507,10 +595,11 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         text = task
         if self._view.get("trial"):
             text += f" · trial {self._view['trial'] + 1}"
-        if "upper" in last:  # the partition distance of the snapshot drawn is in the reading beside it
-            text += f" · step {last['step']} · upper {last['upper']:.4g}"
+        # the step is the status line's own (the runner's "step i/n"); the distance is in the reading
+        if "upper" in last:
+            text += f" · upper {last['upper']:.4g}"
         elif "outer_loss" in last:
-            text += f" · {last.get('label', '')} step {last['step']} · outer loss {last['outer_loss']:.4g}"
+            text += f" · {last.get('label', '')} · outer loss {last['outer_loss']:.4g}"
         pd_final = self._summary.get("partition_distance")
         if pd_final is not None:
             merged = self._summary.get("merged", "snapped_partition_distance" in self._summary)
@@ -527,16 +616,41 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._list_runs(list_sharing(self.results)[:50])
 
     @guard("loading the run", default=False)
-    def load(self, path) -> bool:
+    def load(self, path, wait: bool | None = None) -> bool:
         """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
-        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused."""
+        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused.
+
+        Reading its files and building its curves runs on the pane's ``Job`` (a thread), the status line saying
+        "loading": the page stays usable and Stop works; a run over the ``run_bytes`` limit is refused in one
+        line.  ``wait``: block until it is drawn (default: outside a server, where no periodic callback would)."""
         if not path or self.runner.busy:
             return False
-        run = FAMILIES["sharing"].load(self._listed_run(path), root=self.results)  # method 2 runs live in the same store
+        listed = self._listed_run(path)
+        results = self.results
         self._error.visible = False
+        self._release_unrecorded()
+        self._loaded_ok, self._loaded = False, None
+        job = Job.function(lambda progress, control: prepare_saved_run(listed, results, progress, control),
+                           name="load")
+        if not self.runner.start(job, verb="loading", unit=None, final_status=False):
+            return False
+        if wait if wait is not None else pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            job.join(None)
+            self.runner.poll()
+            return self._loaded_ok
+        return True
+
+    _loaded_ok = False
+
+    def _after_end(self, job) -> None:
+        """After a job, with the controls given back: a loading job's run restored into the controls and drawn
+        (bounded work: its curves arrive built, the matrices are one snapshot's)."""
+        prepared, self._loaded = self._loaded, None
+        if job.name != "load" or prepared is None:
+            return
+        run = prepared["run"]
         saved = run.meta.get("config")
         saved = saved if isinstance(saved, dict) else {}
-        self._release_unrecorded()
         cfg, problem = self._restore(saved)
         notes = []
         if problem:
@@ -552,7 +666,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         task = saved.get("task") if isinstance(saved.get("task"), str) else (
             "msr" if "outer_loss" in run.history.columns else "?")
         if task == "msr":
-            self._load_method2(summary)
+            self._load_method2(summary, prepared.get("U"))
         elif "ground_truth" in summary:
             self._load_method1(summary, cfg, task)
         else:  # stopped before its first trial ended: its settings and curves, no matrices
@@ -560,11 +674,13 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._m1.visible, self._m2.visible = True, False
             self._rebuild()  # placeholders: no A_gt, an empty W
             self._slider.end, self._slider.value = 1, 0
-        self._send(final=True)
+        for name, data in prepared["curves"].items():
+            self.curves[name].load(data)
+        self._send(frame=False)
         status = run.meta.get("status", "?")
         self._status.object = "  \n".join([f"Loaded `{run.path.name}` ({status})", self._label(saved),
                                            self._detail(), *notes])
-        return True
+        self._loaded_ok = True
 
     def _restore_notes(self, saved: dict, cfg) -> list[str]:
         """After ``_restore``: hold the controls of the run's task that it did not record (shown at their
@@ -595,9 +711,12 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._slider.end = max(len(self.snapshots) - 1, 1)
             self._slider.value = len(self.snapshots) - 1
 
-    def _load_method2(self, summary: dict):
+    def _load_method2(self, summary: dict, U=None):
         n_out, n_in = summary.get("shape") or (1, 1)
         self._view = {"method": 2, "task": "msr", "n_out": n_out, "n_in": n_in}
+        if U is not None:  # the chosen run's U, saved with the run
+            self._view.update(U=U, label=summary.get("U_label") or summary.get("chosen") or "msr",
+                              chosen=summary.get("U_label") or summary.get("chosen"))
         self._m1.visible, self._m2.visible = False, True
         self._compare.object = pd.DataFrame(summary.get("comparison") or [])
 
@@ -632,3 +751,35 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
 add_config_params(SharingDiscovery, SharingConfig, SHARING_NAMES, task_defaults(FIRST_TASK))
 add_config_params(SharingDiscovery, MSRConfig, MSR_NAMES)
+
+
+def _curve_data(history: pd.DataFrame) -> dict:
+    """The curve plots' data of a saved method-1 history (the last trial's, as the pictures), vectorised."""
+    if "trial" in history.columns and history["trial"].notna().any():
+        history = history[history["trial"] == history["trial"].max()]
+    out = {}
+    for name, columns in CURVES.items():
+        present = [c for c in columns if c in history.columns]
+        long = history.melt(id_vars=["step"], value_vars=present, var_name="series", value_name="value") \
+            if present and "step" in history.columns else pd.DataFrame(columns=["step", "series", "value"])
+        long = long.dropna(subset=["value"]).assign(run=0)
+        out[name] = LiveData.from_frame(long, ["value"], group="series", run="run", groups=present)
+    return out
+
+
+def prepare_saved_run(path, results, progress=None, control=None) -> dict:
+    """Off the event loop (the pane's loading job): read a saved run and build its curves.  A run whose files are
+    larger than the ``run_bytes`` limit is refused in one line before it is read."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 2})
+    run = FAMILIES["sharing"].load(path, root=results)  # method 2 runs live in the same store
+    if control is not None:
+        control.checkpoint()
+    if progress is not None:
+        progress({"kind": "progress", "message": f"building the curves of {len(run.history):,} steps", "done": 1,
+                  "total": 2})
+    U = getattr(run, "U", None)
+    return {"run": run, "curves": _curve_data(run.history), "U": U}

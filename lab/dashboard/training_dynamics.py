@@ -389,16 +389,6 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return self._loaded_ok
         return True
 
-    _loaded_ok = False
-    _to_hold: list = []
-
-    def _after_end(self, job) -> None:
-        """A loading job's held controls, disabled once the runner has given the controls back."""
-        held, self._to_hold = self._to_hold, []
-        for w in held:
-            w.disabled = True
-        self._unrecorded = held
-
     def _show_loaded(self, prepared: dict) -> None:
         """On the event loop: the loading job's curves drawn (bounded work: they arrive decimated).  The settings
         are restored once the runner has given the controls back (``_after_end``)."""

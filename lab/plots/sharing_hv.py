@@ -133,39 +133,12 @@ def weights_coloring(labels, shape: tuple[int, int], title: str = "W", caption: 
     return plot.opts(title=title, fontsize={"title": "11pt"})
 
 
-def _curve(history, key, label, color):
-    return hv.Curve(([h["step"] for h in history], [h[key] for h in history]), "step", "value", label=label).opts(
-        color=color, line_width=2, framewise=True)
-
-
-def _curves(layers, title: str, step=None, min_width: int = 280, height: int = CURVE_HEIGHT):
-    """Curves overlaid, their width following the page; a dashed line at ``step`` (the snapshot shown)."""
-    if step is not None:
-        layers = [*layers, hv.VLine(step).opts(color="#555555", line_dash="dashed", line_width=1)]
-    return hv.Overlay(layers).opts(
-        title=title, legend_position="top", legend_cols=2, responsive=True, min_width=min_width, height=height,
-        show_grid=True, fontsize={"title": "11pt", "legend": "8pt"}, toolbar=None)
-
-
-def loss_curves(history: list[dict], step=None, title: str = "losses"):
-    """Upper (validation) and lower (training) loss against the outer step."""
-    return _curves([_curve(history, "upper", "upper (validation)", "#d62728"),
-                    _curve(history, "lower", "lower (training)", "#1f77b4")], title, step)
-
-
-def penalty_curves(history: list[dict], step=None, title: str = "penalties and partition distance", shown=None,
-                   merged: bool = False):
-    """Entropy, nuclear norm and partition distance against the outer step (similar scales); ``shown``: (step,
-    distance) of the snapshot the pictures show, marked on the distance curve (a diamond when ``merged``: the
-    scored partition after the merge pass, which the curve of argmax distances does not hold)."""
-    layers = [_curve(history, "entropy", "entropy H(A)", "#2ca02c"),
-              _curve(history, "nuclear", "nuclear norm ‖A‖*", "#9467bd"),
-              _curve(history, "partition_distance", "partition distance", "#ff7f0e")]
-    label = "distance after merging" if merged else "the snapshot shown"
-    layers.append(hv.Scatter([shown] if shown is not None else [], "step", "value", label=label).opts(
-        color="#ff7f0e", marker="diamond" if merged else "circle", size=11 if merged else 9, line_color="black",
-        framewise=True))
-    return _curves(layers, title, step)
+#: method 1's learning curves, per plot: history column -> (label, colour).  The low-rank penalty is recorded
+#: under its form's name (``lab.sharing.defaults.RANK_COLUMNS``): one of its two rows is drawn
+CURVES = {"losses": {"upper": ("upper (validation)", "#d62728"), "lower": ("lower (training)", "#1f77b4")},
+          "penalties": {"entropy": ("entropy H(A)", "#2ca02c"), "nuclear": ("nuclear norm ‖A‖*", "#9467bd"),
+                        "column_norms": ("column norms Σⱼ ‖A:ⱼ‖", "#9467bd"),
+                        "partition_distance": ("partition distance", "#ff7f0e")}}
 
 
 def u_picture(U: np.ndarray, n_out: int, n_in: int, title: str = "max_k |U|"):

@@ -41,7 +41,7 @@ import torch
 
 from ..control import Control
 from ..errors import LabError
-from .defaults import DEFAULTS, RANK_PENALTIES  # noqa: F401 (re-exported: per-task defaults)
+from .defaults import DEFAULTS, RANK_COLUMNS, RANK_PENALTIES  # noqa: F401 (re-exported: per-task defaults)
 from .partition import canonical, partition_distance, selection_matrix
 
 
@@ -178,7 +178,7 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
                 A = torch.softmax(logits[best], -1).numpy()
                 labels = A.argmax(1)
                 rec = {"step": step, "upper": float(upper[best]), "lower": float(lower[best]),
-                       "entropy": float(H[best]), "nuclear": float(rank[best]),
+                       "entropy": float(H[best]), RANK_COLUMNS[rank_penalty]: float(rank[best]),
                        "partition_distance": partition_distance(labels, task.gt)}
                 result.history.append(rec)
                 result.A_history.append(A)

@@ -14,3 +14,6 @@ DEFAULTS = {"gaussian": dict(steps=1000, lr=2e-2, optimizer="rmsprop", restarts=
 
 #: the low-rank penalty's forms: the poster's nuclear norm, the reference code's sum of column norms
 RANK_PENALTIES = ("nuclear", "columns")
+#: the history column each form's value is recorded under (runs saved before ``column_norms`` existed wrote the
+#: columns form under "nuclear" too: ``lab.sharing.store.load_sharing`` renames it on reading)
+RANK_COLUMNS = {"nuclear": "nuclear", "columns": "column_norms"}

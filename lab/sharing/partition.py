@@ -152,3 +152,14 @@ def read_snapshot(A: np.ndarray, gt, snapped=None) -> SnapshotReading:
     rows = A.max(1)
     return SnapshotReading(S, labels, partition_distance(labels, gt), int(np.unique(labels).size),
                            int(np.unique(gt).size), (float(rows.min()), float(rows.max())))
+
+
+def best_step(history) -> tuple[int, int] | None:
+    """(step, distance) of the first record with the least partition distance (None: none recorded).  The
+    method never sees the distance: it minimises the validation loss and penalties, and scores its last step."""
+    scored = [(h["partition_distance"], h["step"]) for h in history
+              if h.get("partition_distance") is not None and h["partition_distance"] == h["partition_distance"]]
+    if not scored:
+        return None
+    distance, step = min(scored, key=lambda t: (t[0], t[1]))
+    return int(step), int(distance)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import runstore
+from .defaults import RANK_COLUMNS
 
 KIND = "sharing"
 #: config.json's fields this code relies on: name -> (type, required)
@@ -55,5 +56,10 @@ def load_sharing(path, root=None) -> SavedSharing:
     path = runstore.resolve_run(path, root) if root is not None else Path(path)
     meta = runstore.read_meta(path, KIND, FIELDS)
     history = runstore.read_csv(path, "history.csv")
+    config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+    form = config.get("rank_penalty", "nuclear")
+    named = RANK_COLUMNS.get(form) if isinstance(form, str) else None
+    if named and named != "nuclear" and "nuclear" in history.columns and named not in history.columns:
+        history = history.rename(columns={"nuclear": named})  # written before the column had its own name
     snaps = runstore.read_npz(path, "A_history.npz", "A", ndim=3)
     return SavedSharing(path, meta, history, snaps)
