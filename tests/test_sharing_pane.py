@@ -171,3 +171,87 @@ def test_a_run_stopped_before_its_first_trial_ended_loads_with_empty_pictures(tm
     assert "stopped" in pane._status.object
     assert pane._view["shape"] == (2, 3) and "gt" not in pane._view
     assert pane._w_pane.object[()] is not None  # the W placeholder is drawn
+
+
+def test_an_msr_run_saves_its_u_and_a_loaded_run_shows_that_picture(tmp_path):
+    """U (the chosen sparsity's learned symmetry matrix) is saved with the run: the loaded picture is that U."""
+    import numpy as np
+
+    from lab.sharing.store import load_sharing
+
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=20, tasks=10, worker="thread")
+    assert pane.start()
+    _run(pane)
+    live_U = np.array(pane._view["U"])
+    saved = load_sharing(next(tmp_path.iterdir()))
+    assert saved.U is not None and saved.meta["summary"]["U_label"] == "msr, exclusive sparsity"
+    np.testing.assert_allclose(saved.U, live_U)  # the last U the live pane drew is the one saved
+    fresh = SharingDiscovery(results=str(tmp_path))
+    assert fresh.load(str(saved.path))
+    np.testing.assert_allclose(fresh._view["U"], live_U)
+    title = fresh._u_pane.object[()].opts.get().kwargs["title"]
+    assert "exclusive (chosen)" in title and "not saved" not in title
+
+
+def test_the_columns_penalty_has_its_own_column_and_old_files_keep_loading(tmp_path):
+    """--rank-penalty columns records ``column_norms`` (not "nuclear"); a file written before that, with the
+    columns value under "nuclear", is read with the column renamed, and the nuclear form keeps "nuclear"."""
+    import json
+
+    import pandas as pd
+
+    from lab.sharing.bilevel import learn_sharing
+    from lab.sharing.store import load_sharing
+    from lab.sharing.tasks import conv_task
+
+    res = learn_sharing(conv_task(), steps=3, restarts=1, rank_penalty="columns")
+    assert "column_norms" in res.history[0] and "nuclear" not in res.history[0]
+    res = learn_sharing(conv_task(), steps=3, restarts=1)
+    assert "nuclear" in res.history[0] and "column_norms" not in res.history[0]
+    for form, want in (("columns", "column_norms"), ("nuclear", "nuclear")):
+        run = tmp_path / f"20250101-000000-conv-{form}"
+        run.mkdir()
+        config = SharingConfig(task="conv", rank_penalty=form).with_defaults().to_dict()
+        run.joinpath("config.json").write_text(json.dumps({"config": config, "status": "stopped",
+                                                           "summary": {"task": "conv", "shape": [2, 3]}}))
+        pd.DataFrame([{"step": 0, "upper": 1.0, "lower": 1.0, "entropy": 0.1, "nuclear": 0.7,
+                       "partition_distance": 1.0}]).to_csv(run / "history.csv", index=False)
+        hist = load_sharing(run).history
+        assert want in hist.columns and hist[want].tolist() == [0.7]
+        assert ("nuclear" in hist.columns) == (want == "nuclear")
+        pane = SharingDiscovery(results=str(tmp_path))
+        assert pane.load(str(run))
+        assert pane.curves["penalties"].groups == ["entropy", want, "partition_distance"]
+
+
+def test_a_saved_run_over_the_run_bytes_limit_is_refused_in_one_line(tmp_path, monkeypatch):
+    pane = SharingDiscovery(results=str(tmp_path), task="conv", steps=5, worker="thread")
+    assert pane.start()
+    _run(pane)
+    monkeypatch.setenv("LAB_MAX_RUN_BYTES", "100")
+    fresh = SharingDiscovery(results=str(tmp_path))
+    assert fresh.load(str(next(tmp_path.iterdir()))) is False
+    assert fresh._error.visible and "run_bytes" in fresh._error.object and "\n" not in fresh._error.object
+    assert not fresh.runner.busy and not fresh._load_b.disabled
+
+
+def test_the_best_step_is_marked_and_the_reading_says_why_the_end_differs(tmp_path):
+    """A history whose distance reaches 0 and drifts back to 1 (the default Gaussian demo does this): the dotted
+    line sits at the first step with the least distance and the reading names it and the last step's."""
+    pane = SharingDiscovery(results=str(tmp_path), task="gaussian", steps=120, worker="thread")
+    assert pane.start()
+    _run(pane)
+    hist = pane.history
+    best = min(hist, key=lambda h: (h["partition_distance"], h["step"]))
+    assert pane._marks["shr-penalties"]["best"].location == best["step"]
+    assert f"best: distance **{int(best['partition_distance'])}** at step {best['step']}" in pane._reading.object
+    if hist[-1]["partition_distance"] > best["partition_distance"]:
+        assert "never the distance" in pane._reading.object
+    else:
+        assert "never the distance" not in pane._reading.object
+    drift = [{"step": 0, "partition_distance": 2}, {"step": 70, "partition_distance": 0},
+             {"step": 90, "partition_distance": 0}, {"step": 100, "partition_distance": 1}]
+    text = SharingDiscovery._best_text({"history": drift})
+    assert "distance **0** at step 70" in text and "the last recorded step has 1" in text
+    assert "never the distance" in text
+    assert "never the distance" not in SharingDiscovery._best_text({"history": drift[:3]})

@@ -395,7 +395,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             elif self.runner.running and data.get("method") == 2:
                 title = "max_k |U|: none (fully connected)"
             else:
-                title = "max_k |U|: not saved with runs"
+                title = "max_k |U|: not saved with this run (saved before U was)"
             return u_picture(np.zeros((int(np.prod(shape)), 1)), *shape, title)
         return u_picture(U, data["n_out"], data["n_in"], f"max_k |U|: {self._u_label(data)}")
 

@@ -153,7 +153,11 @@ def save(result: MSRRunResult, directory=None):
 
     comparison = [{"model": k, "test loss": v} for k, v in (result.rows[-1] if result.rows else {}).items()]
     info = dict(summary(result), comparison=comparison, shape=list(result.shape))
-    return save_sharing(result.config.to_dict(), result.history, [], info, directory, result.status)
+    label = run_label("msr", result.config.sparsity)  # the chosen run's U (the picture a viewer ends on)
+    U = result.U.get(label)
+    if U is not None:
+        info["U_label"] = label
+    return save_sharing(result.config.to_dict(), result.history, [], info, directory, result.status, U=U)
 
 
 FAMILY = Family(

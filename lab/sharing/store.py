@@ -32,9 +32,12 @@ def list_sharing(directory=None) -> list[Path]:
 
 
 def save_sharing(config: dict, history: list[dict], snapshots: list[np.ndarray], summary: dict,
-                 directory=None, status: str = "finished") -> Path:
-    """Write a run atomically under a unique name in ``sharing_dir(directory)``; returns its directory."""
+                 directory=None, status: str = "finished", U: np.ndarray | None = None) -> Path:
+    """Write a run atomically under a unique name in ``sharing_dir(directory)``; returns its directory.  ``U``:
+    method 2's learned symmetry matrix (``U.npz``), so that a loaded run shows its picture."""
     files = {"history.csv": lambda p: pd.DataFrame(history).to_csv(p, index=False)}
+    if U is not None:
+        files["U.npz"] = lambda p: np.savez_compressed(p, U=np.asarray(U, dtype=float))
     if len(snapshots):
         files["A_history.npz"] = lambda p: np.savez_compressed(p, A=np.stack(snapshots))
     meta = {"config": config, "status": status, "summary": summary}
@@ -47,6 +50,7 @@ class SavedSharing:
     meta: dict
     history: pd.DataFrame
     snapshots: np.ndarray | None
+    U: np.ndarray | None = None  # method 2's learned U (runs saved before it was: None)
 
 
 def load_sharing(path, root=None) -> SavedSharing:
@@ -62,4 +66,5 @@ def load_sharing(path, root=None) -> SavedSharing:
     if named and named != "nuclear" and "nuclear" in history.columns and named not in history.columns:
         history = history.rename(columns={"nuclear": named})  # written before the column had its own name
     snaps = runstore.read_npz(path, "A_history.npz", "A", ndim=3)
-    return SavedSharing(path, meta, history, snaps)
+    U = runstore.read_npz(path, "U.npz", "U", ndim=2)
+    return SavedSharing(path, meta, history, snaps, U)
