@@ -255,3 +255,22 @@ def test_the_best_step_is_marked_and_the_reading_says_why_the_end_differs(tmp_pa
     assert "distance **0** at step 70" in text and "the last recorded step has 1" in text
     assert "never the distance" in text
     assert "never the distance" not in SharingDiscovery._best_text({"history": drift[:3]})
+
+
+def test_the_msr_view_has_the_command_line_s_options_and_a_loaded_run_restores_them(tmp_path):
+    """--prox, --support, --meta-batch, --outer-lr: controls from MSRConfig's declaration (defaults and choices
+    declared once), passed to the run, and put back from a saved run."""
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", steps=5, tasks=10, worker="thread")
+    for name in ("prox", "support", "meta_batch", "outer_lr"):
+        option = MSRConfig.option_named(name)
+        assert getattr(pane.param, name).default == option.default
+        assert len(pane._field_widgets([name])) == 1  # one control in the pane, bound to that setting
+    assert list(pane.param.prox.objects) == list(MSRConfig.option_named("prox").choices)
+    pane.param.update(prox="exact", support=3, meta_batch=4, outer_lr=0.002)
+    cfg = pane.config()
+    assert (cfg.prox, cfg.support, cfg.meta_batch, cfg.outer_lr) == ("exact", 3, 4, 0.002)
+    assert pane.start()
+    _run(pane)
+    fresh = SharingDiscovery(results=str(tmp_path))
+    assert fresh.load(str(next(tmp_path.iterdir())))
+    assert (fresh.prox, fresh.support, fresh.meta_batch, fresh.outer_lr) == ("exact", 3, 4, 0.002)

@@ -48,7 +48,8 @@ TASKS = list(SharingConfig.option_named("task").choices) + list(MSRConfig.option
 #: the settings each task shows (the rest of a config keeps its declared default)
 TASK_FIELDS = {"gaussian": ["K", "blocks", "samples", "split", "sigma"], "conv": [],
                "group": ["group", "rep_in", "rep_out"], "sum": ["positions"],
-               "msr": ["rank", "kernel", "n_in", "tasks", "sparsity", "lam"]}
+               "msr": ["rank", "kernel", "n_in", "tasks", "sparsity", "lam", "prox", "support", "meta_batch",
+                       "outer_lr"]}
 METHOD1_FIELDS = ["lr", "restarts", "weight_decay", "entropy", "nuclear", "rank_penalty", "merge",
                   "merge_tolerance"]
 COMMON_FIELDS = ["steps", "trials", "seed"]
@@ -139,7 +140,10 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             "msr": pn.Column(pn.Row(intw("rank", "rank"), intw("kernel", "filter"), intw("n_in", "inputs")),
                              pn.Row(intw("tasks", "tasks"),
                                     pn.widgets.Select.from_param(p.sparsity, label="Sparsity", width=120),
-                                    num("lam", "λ", 90))),
+                                    num("lam", "λ", 90)),
+                             pn.Row(pn.widgets.Select.from_param(p.prox, label="prox", width=100),
+                                    intw("support", "support", 80), intw("meta_batch", "meta-batch", 90),
+                                    num("outer_lr", "outer lr", 90))),
         }
         self._method1 = pn.Column(
             pn.Row(num("entropy", "entropy weight", 140), num("nuclear", "low-rank weight", 140)),
