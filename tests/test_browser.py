@@ -245,6 +245,8 @@ def test_closing_the_page_stops_its_training_thread(tmp_path, monkeypatch):
 
 
 def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
+    """The default conv run streams into the penalties plot (new points over successive polls, one Bokeh figure
+    all along), ends with partition distance 0 and its curve holding the first and last step."""
     require_chromium()
     from playwright.sync_api import expect
 
@@ -256,8 +258,22 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             page.get_by_text("Sharing discovery").click()
             page.locator(".shr-start button").click()
             status = page.locator(".shr-status")
-            expect(status).to_contain_text("partition distance")
+            seen = []
+
+            def streamed():
+                live = _live(page, "shr-penalties", "partition_distance")
+                text = _shown_text(page, ".shr-status")
+                if live is not None and "training" in text:
+                    seen.append((live["id"], len(live["x"])))
+                return "final partition distance" in text
+
+            wait_until(streamed, "the sharing run to stream its curves and end", page)
             expect(status).to_contain_text("final partition distance 0")
+            assert len({n for _, n in seen}) >= 2, f"the penalties plot got new points over too few polls: {seen}"
+            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
+            final = _live(page, "shr-penalties", "partition_distance")
+            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
+            assert final["x"][0] == 0.0 and final["x"][-1] == 1000.0 and final["y"][-1] == 0.0
             expect(page.locator(".shr-reading")).to_contain_text("partition distance 0")  # beside the pictures
             expect(page.locator(".shr-weights canvas").first).to_be_visible()
             page.screenshot(path=str(ARTIFACTS / "sharing_discovery.png"), full_page=True)
