@@ -151,3 +151,17 @@ def test_trans_learns_at_the_small_settings():
     assert s["nom"]["test_samples"] == 100
     assert s["nom"]["test_accuracy"] > 0.7
     assert s["aug"]["test_accuracy"] > 0.3
+
+
+def test_the_demo_scale_is_the_small_scale_with_less_work():
+    """``--scale demo`` (a class demo): fewer runs, steps, passes and data than small; every other setting is the
+    small scale's, and the paper scale is untouched."""
+    from lab.dynamics.config import SCALES, DynamicsConfig
+
+    assert SCALES == ("demo", "small", "paper")
+    for experiment in ("perm", "trans", "rot", "custom"):
+        demo = DynamicsConfig(experiment=experiment, scale="demo").validate()
+        small = DynamicsConfig(experiment=experiment, scale="small").validate()
+        assert demo.runs < small.runs and demo.steps < small.steps and demo.aug_passes <= small.aug_passes
+        assert (demo.lr, demo.batch_size, demo.init) == (small.lr, small.batch_size, small.init)
+        assert demo.runs * demo.steps * demo.aug_passes < small.runs * small.steps * small.aug_passes / 4

@@ -11,7 +11,7 @@ from ..config import Config, ConfigError, option
 from .paper import INITS, setting
 
 EXPERIMENTS = ("perm", "trans", "rot", "custom")
-SCALES = ("small", "paper")
+SCALES = ("demo", "small", "paper")
 STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
 DTYPES = ("float32", "float64")
 #: how Aug draws its group elements: uniformly (the paper's text) or as the authors' code does
@@ -27,8 +27,9 @@ class DynamicsConfig(Config):
 
     experiment: str = option("perm", "the experiment (Nordenfors et al. appendix D; custom: any real group)",
                              choices=EXPERIMENTS, label="experiment")
-    scale: str = option("small", "experiment size: small (seconds on a laptop CPU) or paper (every setting the "
-                        "paper's or its reference code's: lab.dynamics.paper)", choices=SCALES)
+    scale: str = option("small", "experiment size: demo (a class demo: well under a minute on a busy laptop), "
+                        "small (seconds on a laptop CPU) or paper (every setting the paper's or its reference "
+                        "code's: lab.dynamics.paper)", choices=SCALES)
     runs: int | None = option(None, "independent runs, batched into one computation (default: 5, paper 30)",
                               low=1, high=10_000)
     steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)
@@ -92,8 +93,8 @@ def custom_bytes(config: "DynamicsConfig", entries_in: int, entries_hidden: int)
     guard covers), in exact integers: per run and strategy the equivariant layer's weights (paper-scale
     channels, 32) with gradient, momentum, initial copy and projection (x6), the activations of a batch
     through it (x4 for the backward pass), and the data (2 000 samples at paper scale)."""
-    channels = 6 if config.scale == "small" else 32
-    samples = 300 if config.scale == "small" else 2000
+    channels = 32 if config.scale == "paper" else 6
+    samples = 2000 if config.scale == "paper" else 300
     models = config.runs * len(config.strategies)
     layer = entries_in * entries_hidden * channels
     batch = config.batch_size * (config.aug_passes or 1)

@@ -80,7 +80,7 @@ def perm(scale="small", seed=0, graphs=None, nodes=None, channels=None):
 def trans(scale="small", seed=0, group=None, images=None, channels=None, data_dir=None, size=None):
     """D.2: classification invariant to the group acting on the pixels.  MNIST's test set resized to 14 x 14
     from the IDX files in ``data_dir`` (the paper's data), else scikit-learn's 8 x 8 digits."""
-    images = images or (setting("trans", scale, "data_size") if scale == "small" or data_dir else None)
+    images = images or (setting("trans", scale, "data_size") if scale != "paper" or data_dir else None)
     ch = _channels("trans", scale, channels)
     if data_dir is not None:
         from .mnist import load_mnist
@@ -129,8 +129,8 @@ def custom(scale="small", seed=0, group="S(6)", rep="V", hidden=None, samples=No
     if G.is_complex:
         raise LabError(f"{G} is complex; training dynamics need a real group")
     hidden = hidden or rep
-    samples = samples or (300 if scale == "small" else 2000)
-    c1, c2, c3 = channels or ((6, 8, 8) if scale == "small" else (32, 32, 32))
+    samples = samples or (2000 if scale == "paper" else 300)
+    c1, c2, c3 = channels or ((32, 32, 32) if scale == "paper" else (6, 8, 8))
     if G.is_signed_permutation:
         act = "leaky_relu" if np.all(G.perms[1] > 0) else "tanh"
     else:

@@ -161,6 +161,14 @@ SMALL = {
 }
 SMALL["e2"] = {**SMALL["trans"]}
 
+#: the demo scale (a class demo on a busy laptop: well under a minute): the small scale with fewer runs, steps
+#: and augmentation passes, and less data; every other setting is the small scale's
+DEMO = {"perm": {"runs": 3, "steps": 20, "aug_passes": 5, "data_size": 100},
+        "trans": {"runs": 3, "steps": 40, "aug_passes": 3, "data_size": 200},
+        "rot": {"runs": 3, "steps": 15, "aug_passes": 2, "data_size": 100},
+        "custom": {"runs": 3, "steps": 20, "aug_passes": 3}}
+DEMO["e2"] = {**DEMO["trans"]}
+
 #: the custom experiment is the lab's own: at paper scale it takes §5's common settings and its small lr
 PAPER["custom"] = {**COMMON, "lr": Entry(0.5, "lab (not in the paper)"),
                    "batch_size": Entry(100, "lab (not in the paper)"),
@@ -171,8 +179,10 @@ INITS = ("reference", "standard", "fan_in")
 
 
 def setting(experiment: str, scale: str, key: str):
-    """The value of ``key`` for ``experiment`` at ``scale`` (small falls back to the paper's)."""
-    if scale == "small" and key in SMALL.get(experiment, {}):
+    """The value of ``key`` for ``experiment`` at ``scale`` (demo falls back to small, small to the paper's)."""
+    if scale == "demo" and key in DEMO.get(experiment, {}):
+        return DEMO[experiment][key]
+    if scale in ("demo", "small") and key in SMALL.get(experiment, {}):
         return SMALL[experiment][key]
     return PAPER[experiment][key].value
 
