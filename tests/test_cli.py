@@ -363,3 +363,30 @@ def test_license_and_environment_for_a_fresh_machine():
     assert root.joinpath("LICENSE").read_text().startswith("MIT License")
     env = root.joinpath("environment.yml").read_text()
     assert "jupyterlab" in env and "notebook" in env
+
+
+def test_png_into_a_missing_directory_names_the_user_s_path(tmp_path, capsys):
+    target = tmp_path / "missing" / "dir" / "f.png"
+    code, out, err = run(["basis", "S(3)", "V", "--png", str(target)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and str(target) in err and ".tmp-" not in err
+    assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("layer", [["0*V"], ["V", "--rep-out", "0*V"], ["0*V", "--rep-out", "V"]])
+def test_a_layer_with_a_zero_dimensional_side_is_refused_in_one_line_in_every_picture(layer, tmp_path, capsys):
+    """No weights, nothing to draw: --png says so in one line (exit 2); the plot functions raise a LabError; the
+    numbers (--json) still answer (rank 0)."""
+    from lab.errors import LabError
+    from lab.experiments.basis import layer as solve_layer
+    from lab.plots.coloring import basis_coloring
+
+    code, out, err = run(["basis", "S(3)", *layer, "--png", str(tmp_path / "f.png")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "nothing to draw" in err and "zero-dimensional" in err
+    assert not (tmp_path / "f.png").exists()
+    code, out, err = run(["basis", "S(3)", *layer, "--json"], capsys)
+    assert code == 0 and json.loads(out)["rank"] == 0
+    rep_out = layer[2] if len(layer) > 1 else None
+    result = solve_layer("S(3)", layer[0], rep_out)
+    with pytest.raises(LabError, match="nothing to draw"):
+        basis_coloring(result)

@@ -226,8 +226,8 @@ def _write(path, fill) -> None:
             return
         with atomic_file(path) as tmp, open(tmp, "wb") as f:
             fill(f)
-    except OSError as err:
-        raise LabError(f"cannot write {err.filename or path}: {err.strerror or err}") from err
+    except OSError as err:  # named by the user's path, never the temporary beside it
+        raise LabError(f"cannot write {path}: {err.strerror or err}") from err
 
 
 def save(result: BasisResult, directory=None):

@@ -178,6 +178,13 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
     out_rep, in_rep = matrix_layout(rep)
     n_rows = out_rep.size
     n_cols = rep.size // n_rows if n_rows else 0
+    if n_rows * n_cols == 0:  # every picture and export comes through here: one refusal, in one line
+        from ..errors import LabError
+
+        side = "output" if n_rows == 0 else "input"
+        in_size = in_rep.size if in_rep is not None else 1
+        raise LabError(f"nothing to draw: the layer {rep_in or in_rep or 'Scalar'} -> {rep_out or out_rep} has no "
+                       f"weights (its {side} side is zero-dimensional: a {n_rows} x {in_size} matrix)")
     stride = _stride(n_rows, n_cols, max_cells)
     row_spans = summands(out_rep)
     col_spans = summands(in_rep) if in_rep is not None else []
