@@ -47,23 +47,8 @@ HEAD = {"dynamics": "experiment", "sharing": "task"}
 HIDDEN = {"options", "run_ids"}
 #: at most this many differing settings in a label (then "+N more")
 MAX_SETTINGS = 4
-#: per metric: the y axis' name and the plot's title
-METRICS = {
-    "drift": ("‖Π_E⊥ A‖", "drift from E: ‖Π_E⊥ A‖"),
-    "loss": ("loss", "loss"),
-    "partition_distance": ("partition distance", "partition distance to the true sharing"),
-    "outer_loss": ("outer loss", "outer (meta-training) loss"),
-}
-#: how a kind's curves summarise its runs or trials (said in every title)
-OVER = {"dynamics": "median over runs", "sharing": "mean over trials"}
-#: the metrics a kind's comparison shows, in order
-SHOWN = {"dynamics": ("drift", "loss"), "sharing": ("loss", "partition_distance", "outer_loss")}
-
-
-def metric_title(metric: str, kind: str = "") -> str:
-    """A plot's title: the metric and how the curve summarises a run's runs or trials."""
-    title = METRICS.get(metric, (metric, metric))[1]
-    return f"{title} ({OVER[kind]})" if kind in OVER else title
+# the metrics' names and titles are the plots' (``lab.plots.style``): the plots import nothing from here
+from .plots.style import METRICS, OVER, SHOWN, metric_title  # noqa: E402,F401  (re-exported)
 
 
 class CompareError(LabError, ValueError):

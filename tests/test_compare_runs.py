@@ -145,13 +145,16 @@ def test_a_setting_the_run_did_not_record_is_held_disabled_until_a_setting_chang
     assert not held["gamma"].disabled and not held["device"].disabled
 
 
-def test_a_setting_no_control_shows_is_named_when_start_would_not_repeat_it(tmp_path):
+def test_every_msr_setting_has_a_control_so_a_loaded_run_needs_no_unshown_note(tmp_path):
+    """The MSR view shows --prox and --support (once named in a "set by this run but not by a control here"
+    note): a loaded run puts them into their controls, and Start would repeat it."""
     run = _save("msr", MSRConfig(tasks=8, steps=2, n_in=8, kernel=2, prox="exact", support=2), tmp_path)
     pane = SharingDiscovery(results=str(tmp_path))
     assert pane.load(run) and pane.task == "msr"
-    note = pane._status.object.split("  \n")[-1]
-    assert note.startswith("set by this run but not by a control here") and "prox exact" in note
-    assert "support 2" in note and "meta_batch" not in note  # only what differs from what Start would run
+    assert (pane.prox, pane.support) == ("exact", 2)
+    assert "not by a control" not in pane._status.object
+    assert pane.config().to_dict() == MSRConfig(tasks=8, steps=2, n_in=8, kernel=2, prox="exact",
+                                                support=2).to_dict()
 
 
 def test_the_label_is_the_runs_own_even_when_its_settings_cannot_be_restored(shr_runs, tmp_path):

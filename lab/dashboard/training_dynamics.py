@@ -27,7 +27,7 @@ from ..errors import LabError
 from ..experiments import FAMILIES
 from ..groups import parse_group
 from ..jobs import Job
-from ..plots.style import COLOURS, LABELS
+from ..plots.style import AXES, COLOURS, LABELS
 from ..reps import parse_rep
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
@@ -42,9 +42,6 @@ CONFIG_NAMES = [o.name for o in DynamicsConfig.declarations() if o.ui]
 #: settings the experiment fills in when left empty: the pane shows the experiment's values
 EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes", "runs")
 DEVICES = ("auto", "cpu", "cuda")
-#: axis words (Bokeh draws no subscripts: no "Π_E⊥")
-AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
-        "dist_from_E": "‖Π⊥A‖  (distance from E)"}
 #: least time between redraws, per worker mode (0: every tick of the runner, 5 a second).  A worker thread shares
 #: the GIL with drawing: with the HoloViews frames (170 ms) redrawing every tick slowed its training 10x, so it
 #: drew once a second; a streamed frame costs about 15 ms, and ``bench/dashboard.py --part training`` measured

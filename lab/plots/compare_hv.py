@@ -10,8 +10,7 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend the 
 import numpy as np
 import pandas as pd
 
-from ..compare import METRICS, metric_title
-from .style import run_styles
+from .style import METRICS, metric_title, run_styles
 
 
 KEY_COLOUR = "#888888"  # the legend's line-style keys (strategy, loss, model) are grey: colour means run

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import io
 
-from ..compare import METRICS, SHOWN, metric_title
-from .style import MPL_DASHES, run_styles
+from .style import METRICS, MPL_DASHES, SHOWN, metric_title, run_styles
 
 KEY_COLOUR = "#888888"  # the line-style keys are grey: colour means run
 

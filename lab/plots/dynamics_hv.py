@@ -10,7 +10,7 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend the 
 import numpy as np
 
 from ..dynamics.metrics import frame, medians, view_limits
-from .style import COLOURS, LABELS
+from .style import AXES, COLOURS, LABELS
 
 
 def _runs_path(df, strategy, x, y):
@@ -59,7 +59,7 @@ def drift_plot(records, view: str = "nom", logy: bool = False, strategies=None, 
             color=COLOURS.get(s, "gray"), line_width=3, framewise=True))
     xmax, ymax = view_limits(df, view, med=med)
     title = "drift from E — scaled to Nom" if view == "nom" else "drift from E — zoomed to Aug"
-    opts = dict(**_size(width, height), xlabel="‖A − A₀‖", ylabel="‖Π_E⊥ A‖", title=title,
+    opts = dict(**_size(width, height), xlabel=AXES["dist_from_init"], ylabel=AXES["dist_from_E"], title=title,
                 legend_position="top_left", show_grid=True, xlim=(0, xmax), logy=logy, tools=["hover"],
                 framewise=True)
     if not logy:

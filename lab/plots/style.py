@@ -20,6 +20,26 @@ from ..sharing.partition import canonical, matching
 #: one colour and one legend label per training strategy of ``lab.dynamics``
 COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
 LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
+#: the drift plot's axis words (plain Unicode: Bokeh draws no subscripts, so no literal "Π_E⊥")
+AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
+        "dist_from_E": "‖Π⊥A‖  (distance from E)"}
+#: compared metrics (``lab.compare``): the y axis' name and the plot's title
+METRICS = {
+    "drift": ("‖Π⊥A‖ (distance from E)", "drift from E: ‖Π⊥A‖"),
+    "loss": ("loss", "loss"),
+    "partition_distance": ("partition distance", "partition distance to the true sharing"),
+    "outer_loss": ("outer loss", "outer (meta-training) loss"),
+}
+#: how a kind's curves summarise its runs or trials (said in every title)
+OVER = {"dynamics": "median over runs", "sharing": "mean over trials"}
+#: the metrics a kind's comparison shows, in order
+SHOWN = {"dynamics": ("drift", "loss"), "sharing": ("loss", "partition_distance", "outer_loss")}
+
+
+def metric_title(metric: str, kind: str = "") -> str:
+    """A plot's title: the metric and how the curve summarises a run's runs or trials."""
+    title = METRICS.get(metric, (metric, metric))[1]
+    return f"{title} ({OVER[kind]})" if kind in OVER else title
 
 
 def order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
