@@ -282,6 +282,25 @@ def list_run_dirs(root) -> list[Path]:
     return [p for *_, p in sorted(runs, reverse=True)]
 
 
+def meta_number(run_dir, key: str):
+    """``key`` of a run's ``config.json`` when it is a number, else None (unreadable, absent: the caller keeps the
+    run listed so that loading it names the problem).  Reads only that small file."""
+    try:
+        value = json.loads((Path(run_dir) / META).read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def has_rows(csv_file) -> bool:
+    """A CSV file with at least one row under its header (True when it cannot be read: the run stays listed)."""
+    try:
+        with open(csv_file, encoding="utf-8") as f:
+            return sum(1 for _, line in zip(range(2), f) if line.strip()) > 1
+    except OSError:
+        return True
+
+
 def resolve_run(name_or_path, root) -> Path:
     """The run directory ``name_or_path`` names, if it lies directly inside ``root``; else ``RunPathError``.
 

@@ -320,3 +320,28 @@ def test_lab_runs_compare_writes_the_same_table_and_a_png(dyn_runs, shr_runs, tm
     assert main(["runs", "list", "--dir", str(root)]) == 0
     listed = capsys.readouterr().out
     assert all(n in listed for n in names)
+
+
+def test_runs_stopped_before_their_first_step_are_not_listed(tmp_path):
+    """Nothing to draw: a dynamics run with steps_done 0 and a sharing run with an empty history stay on disk
+    (the API lists them) but not in the panes' saved-runs lists."""
+    from lab.dynamics.store import list_runs
+    from lab.sharing.store import list_sharing
+
+    dyn = tmp_path / "dyn"
+    for name, steps in (("20250101-000000-perm-a", 0), ("20250101-000001-perm-b", 5)):
+        (dyn / name).mkdir(parents=True)
+        (dyn / name / "config.json").write_text(json.dumps({"config": {}, "status": "stopped",
+                                                            "steps_done": steps}))
+    assert [p.name for p in list_runs(dyn, trained_only=True)] == ["20250101-000001-perm-b"]
+    assert len(list_runs(dyn)) == 2
+    pane = TrainingDynamics(results=str(dyn))
+    assert list(pane._saved.options) == ["20250101-000001-perm-b"]
+    shr = tmp_path / "shr"
+    for name, rows in (("20250101-000000-conv-a", ""), ("20250101-000001-conv-b", "0,1.0\n")):
+        (shr / name).mkdir(parents=True)
+        (shr / name / "config.json").write_text(json.dumps({"config": {"task": "conv"}, "status": "stopped",
+                                                            "summary": {}}))
+        (shr / name / "history.csv").write_text("step,upper\n" + rows)
+    assert [p.name for p in list_sharing(shr, trained_only=True)] == ["20250101-000001-conv-b"]
+    assert list(SharingDiscovery(results=str(shr))._saved.options) == ["20250101-000001-conv-b"]

@@ -391,3 +391,15 @@ def test_cache_key_names_every_leaf_by_value():
     assert cache_key(G, "dense", (L2,)) == cache_key(G, "dense", (so3_irrep(2, name="Other"),))
     assert cache_key(G, "dense", (L2,) * 40).startswith(f"v{VERSION}-{G.key}-dense-")
     assert len(cache_key(G, "dense", (L2,) * 40)) < 120
+
+
+def test_the_subgroup_solver_reports_progress_as_it_goes():
+    """Its Gram matrix is built in chunks, each one a progress report: fractions that grow to 1 over many
+    reports (a solve's status shows a rate and an ETA), and the same basis as before (rank 25)."""
+    seen = []
+    cache.clear_memory()  # solved, not found again (another test may have solved it)
+    sol = parse_rep("T(6)", SO(4)).solve(solver="subgroup", cache=False, progress=lambda f, *m: seen.append(f))
+    assert sol.rank == 25
+    fractions = [f for f in seen if f is not None]
+    assert len(fractions) >= 10
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and fractions[0] < 0.2

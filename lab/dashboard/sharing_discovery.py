@@ -617,7 +617,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        self._list_runs(list_sharing(self.results)[:50])
+        self._list_runs(list_sharing(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
 
     @guard("loading the run", default=False)
     def load(self, path, wait: bool | None = None) -> bool:

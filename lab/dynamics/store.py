@@ -69,6 +69,9 @@ def load_run(path, root=None) -> SavedRun:
     return SavedRun(path, meta, metrics)
 
 
-def list_runs(directory=None) -> list[Path]:
-    """Saved run directories, newest first (never a half-written one)."""
-    return runstore.list_run_dirs(results_dir(directory))
+def list_runs(directory=None, trained_only: bool = False) -> list[Path]:
+    """Saved run directories, newest first (never a half-written one).  ``trained_only``: leave out runs stopped
+    before their first step (``steps_done`` 0: nothing to draw; what the panes list).  A run whose record cannot
+    be read stays listed, so that loading it says what is wrong."""
+    runs = runstore.list_run_dirs(results_dir(directory))
+    return [p for p in runs if not trained_only or runstore.meta_number(p, "steps_done") != 0]

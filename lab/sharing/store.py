@@ -26,9 +26,11 @@ def sharing_dir(directory=None) -> Path:
     return runstore.runs_root(directory, env_sub="sharing", user_sub="sharing")
 
 
-def list_sharing(directory=None) -> list[Path]:
-    """Saved sharing runs, newest first (never a half-written one)."""
-    return runstore.list_run_dirs(sharing_dir(directory))
+def list_sharing(directory=None, trained_only: bool = False) -> list[Path]:
+    """Saved sharing runs, newest first (never a half-written one).  ``trained_only``: leave out runs stopped
+    before their first recorded step (an empty ``history.csv``: nothing to draw; what the pane lists)."""
+    runs = runstore.list_run_dirs(sharing_dir(directory))
+    return [p for p in runs if not trained_only or runstore.has_rows(p / "history.csv")]
 
 
 def save_sharing(config: dict, history: list[dict], snapshots: list[np.ndarray], summary: dict,

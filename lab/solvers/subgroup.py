@@ -22,6 +22,7 @@ from .krylov import StructuredConstraints
 from .orbit import orbit_basis
 
 RANK_RTOL = 1e-9  # on eigenvalues of the Gram matrix, i.e. 3e-5 on singular values of C Q_H
+PROGRESS_STEPS = 20  # the Gram matrix is built in at least this many chunks, each one progress report
 
 
 def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, progress=None) -> np.ndarray:
@@ -38,6 +39,9 @@ def subgroup_basis(group, factors, device=None, memory_limit=None, chunk=64, pro
     r_h = ob.rank
     itemsize = 16 if group.is_complex else 8
     chunk = memory.subgroup_chunk(n, itemsize, chunk)
+    # at least PROGRESS_STEPS progress reports (so that a solve shows its rate and an ETA as it goes), never a
+    # chunk larger than the memory check below allows
+    chunk = max(1, min(chunk, -(-r_h // PROGRESS_STEPS)))
     memory.check(f"the reduced solve of a {n}-entry block in a {r_h}-dimensional subgroup-invariant space",
                  memory.subgroup_bytes(n, len(perms), r_h, r_h, itemsize, chunk), limit)
     if r_h == 0:
