@@ -58,6 +58,8 @@ class ColoringData:
     values: np.ndarray | None  # continuous: a random equivariant matrix, max |value| = 1
     gallery: list[np.ndarray] = field(default_factory=list)  # continuous: basis elements (all that fit
     # GALLERY_CELLS), drawn GALLERY to a page
+    names: list = field(default_factory=list)  # continuous: per gallery element its δ/ε name, or None
+    # (``lab.reps.named``: a checked identity, e.g. "δᵢⱼδₖₗ")
     row_spans: list[Span] = field(default_factory=list)
     col_spans: list[Span] = field(default_factory=list)
     row_guides: list[float] = field(default_factory=list)  # faint lines inside V blocks (group.channels)
@@ -102,6 +104,11 @@ class ColoringData:
         kept = f"; the first {len(self.gallery)} are kept" if len(self.gallery) < self.rank else ""
         return (f"basis element{'s' if len(shown) > 1 else ''} {numbers} of {self.rank} "
                 f"(page {self.page(page).start // GALLERY + 1} of {self.pages}{kept}; {scaled})")
+
+    def gallery_names(self, page: int = 0) -> str:
+        """The named elements of a gallery page, "0: δᵢₗδⱼₖ · 1: δᵢⱼδₖₗ" ("" when none is named)."""
+        return " · ".join(f"{e}: {self.names[e]}" for e in self.page(page)
+                          if e < len(self.names) and self.names[e])
 
     def info(self) -> dict:
         """The information card: group, reps, rank, dimension, r/dim, solver, time."""
@@ -240,6 +247,10 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
         b = B[:, k].real
         m = np.abs(b).max()
         elements.append(shown(b / m if m > 0 else b))
+    from ..reps.named import element_names, tensor_order
+
+    names = element_names(B[:, :keep], rep.group.d, tensor_order(str(out_rep)),
+                          tensor_order(str(in_rep)) if in_rep is not None else 0)
     which = ("the canonical basis elements (the sparsest reduced-row-echelon basis of the space, entries exact "
              "small fractions where they are)" if basis == "canonical" else
              "the basis elements as the solver returned them (an orthonormal basis: an arbitrary rotation of a "
@@ -250,8 +261,11 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
             "Only the zero map is equivariant: the equivariant space is {0}.")
     if np.iscomplexobj(B):
         note += " The group is complex: real parts are drawn."
+    if any(names):
+        note += (" Where an element is a known invariant tensor it is named (δ: Kronecker delta, ε: Levi-Civita; "
+                 "output indices i, j, … first, then the input's).")
     return ColoringData(kind="continuous", labels=None, signs=None, values=values, gallery=elements, rank=rank,
-                        note=note + why_strided, **common)
+                        names=names, note=note + why_strided, **common)
 
 
 def basis_coloring(solved, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS, seed: int = 0,

@@ -137,11 +137,16 @@ def gallery_plot(data: ColoringData, page: int = 0, columns: int = 4):
     cell = min(24, 150 / max(h, w))
     title = data.gallery_title(page)
     pad = 0.25  # cells of margin, so that the outlines on the mosaic's edges are not clipped
+    # each named element's name over its tile (a checked identity, ``lab.reps.named``), in the gap above it
+    labels = [((i % ncol) * (w + gap) + (w - 1) / 2, (i // ncol) * (h + gap) - 0.5 - gap / 2, f"{e}: {data.names[e]}")
+              for i, e in enumerate(shown) if e < len(data.names) and data.names[e]]
+    top = gap if labels else 0
     img = img.opts(invert_yaxis=True, cmap=DIVERGING, clim=(-1, 1), clipping_colors={"NaN": "white"},
-                   xlim=(-0.5 - pad, W - 0.5 + pad), ylim=(-0.5 - pad, H - 0.5 + pad),
-                   frame_width=max(int(W * cell), 80), frame_height=max(int(H * cell), 40), xaxis=None,
+                   xlim=(-0.5 - pad, W - 0.5 + pad), ylim=(-0.5 - pad - top, H - 0.5 + pad),
+                   frame_width=max(int(W * cell), 80), frame_height=max(int((H + top) * cell), 40), xaxis=None,
                    yaxis=None, colorbar=False, tools=["hover"], toolbar=None, title=title,
                    hover_tooltips=[("basis element", "@{basis element}"), ("row", "@row"), ("column", "@column"),
                                    ("value", "@value{0.000}")])
     outlines = hv.Rectangles(boxes).opts(fill_alpha=0, line_color=OUTLINE_COLOR, line_width=1)
-    return hv.Overlay([img, outlines]).opts(title=title)
+    names = [hv.Text(x, y, text).opts(fontsize="9pt", text_baseline="middle") for x, y, text in labels]
+    return hv.Overlay([img, outlines, *names]).opts(title=title)

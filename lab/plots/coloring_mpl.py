@@ -81,7 +81,8 @@ def coloring_figure(data: ColoringData, gallery: bool = True, size: float = 4.5)
         fig.colorbar(im, ax=ax, shrink=0.8)
     for k, b in enumerate(tiles):
         tax = fig.add_subplot(grid[1 + k // n_cols, k % n_cols])
-        _draw_matrix(tax, data, b, True, f"element {k}", ticks=False, fontsize=8)
+        name = data.names[k] if k < len(data.names) else None
+        _draw_matrix(tax, data, b, True, f"element {k}: {name}" if name else f"element {k}", ticks=False, fontsize=8)
     return fig
 
 
