@@ -1,6 +1,6 @@
 """Benchmark: the dashboard -- Basis explorer latency, live drawing while training, frame cost, contention.
 
-    python bench/dashboard.py [--part basis|training|frames|contention|all] [--repeats 9]
+    python bench/dashboard.py [--part basis|training|sharing|frames|contention|all] [--repeats 9]
                               [--out bench/results/dashboard.json] [-- contention options]
 
 For each case (a cached basis with at most 10^4 weight-matrix entries) the size control is toggled
@@ -31,6 +31,10 @@ Jobs compute on ``--threads`` torch threads (the panes' ``WORKER_THREADS``); a t
 four strategies.  Reported: redraws/s while training (the pane's draw callbacks), training steps/s (the job's rate,
 build and paused time excluded), the median frame cost, and the slowdown against headless with the same job kind
 in the same round.  Targets: at least 4 redraws/s while training, training slowed under 10 %.
+
+Part ``sharing``: the same for the Sharing discovery pane (its default conv task, in a worker process -- the
+pane's default -- and a thread; the pane polled every ``FRAME_MS`` with its matrices, reading and streamed
+curves), against the same job headless.
 
 Then the cost of one live frame with 100, 1 000 and 10 000 steps recorded (``--part frames`` alone): one new
 step of 30 runs x 4 strategies streamed into the pane's live-pane base, the document changes encoded as the
@@ -345,14 +349,128 @@ def training_part(args) -> list[dict]:
     return rows
 
 
+def _sharing_config(args):
+    from lab.experiments.sharing import SharingConfig
+
+    return SharingConfig(task=args.sharing_task, steps=10_000_000).with_defaults()
+
+
+def _sharing_headless(args, process: bool) -> dict:
+    """A sharing job alone, its messages drained every 150 ms (the pane's period): steps/s over ``seconds``."""
+    from lab.dashboard.sharing_discovery import FRAME_MS
+    from lab.jobs import Job
+
+    job = Job("sharing", _sharing_config(args), process=process, threads=args.threads).start()
+
+    def tick():
+        job.drain()
+        time.sleep(FRAME_MS / 1000)
+
+    try:
+        _until_running(job, tick)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < args.seconds:
+            tick()
+        return {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": None, "draw_ms": None}
+    finally:
+        job.stop()
+        job.join(60)
+
+
+def _sharing_pane(args, process: bool, results: str) -> dict:
+    """The Sharing discovery pane attached to a Document, polled every FRAME_MS (its periodic callback)."""
+    from lab.dashboard import sharing_discovery as sd
+
+    saved = sd.WORKER_THREADS
+    sd.WORKER_THREADS = args.threads
+    try:
+        cfg = _sharing_config(args)
+        pane = sd.SharingDiscovery(results=results, task=cfg.task, worker="process" if process else "thread")
+        pane.param.update(steps=cfg.steps)
+        pane.__panel__().get_root(Document())
+        costs = []
+        send = pane._send
+
+        def timed_send(*a, **kw):
+            t = time.perf_counter()
+            send(*a, **kw)
+            costs.append(time.perf_counter() - t)
+
+        pane._send = timed_send
+        period = sd.FRAME_MS / 1000
+        next_tick = [time.monotonic()]
+
+        def tick():
+            pane.poll()
+            next_tick[0] += period
+            now = time.monotonic()
+            if next_tick[0] < now:
+                next_tick[0] = now
+            time.sleep(next_tick[0] - now)
+
+        if not pane.start():
+            raise RuntimeError(pane._error.object)
+        job = pane.runner.job
+        _until_running(job, tick)
+        t0, frames0, costs0 = time.monotonic(), len(pane.frames), len(costs)
+        while time.monotonic() - t0 < args.seconds:
+            tick()
+        span = time.monotonic() - t0
+        row = {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": (len(pane.frames) - frames0) / span,
+               "draw_ms": 1000 * statistics.median(costs[costs0:]) if costs[costs0:] else None,
+               "points": len(pane.history)}
+        pane.stop(wait=True, timeout=60)
+        return row
+    finally:
+        sd.WORKER_THREADS = saved
+
+
+def sharing_part(args) -> list[dict]:
+    """Sharing discovery: redraws/s while it learns and steps/s with the pane open vs headless (same config),
+    interleaved over ``--rounds`` rounds, in a worker process (the pane's default) and a thread."""
+    results = tempfile.mkdtemp(prefix="lab-bench-runs-")
+    ways = [("process", True, False), ("process", True, True), ("thread", False, False), ("thread", False, True)]
+    samples: dict = {w: [] for w in ways}
+    for r in range(args.rounds):
+        for way in ways:
+            label, process, pane = way
+            row = _sharing_pane(args, process, results) if pane else _sharing_headless(args, process)
+            base = samples[(label, process, False)][-1]["steps_per_s"] if pane else row["steps_per_s"]
+            row["slowdown"] = 1 - row["steps_per_s"] / base if base else None
+            samples[way].append(row)
+            print(f"  round {r + 1}: sharing {label:<8} {'pane' if pane else 'headless':<9} "
+                  f"{row['steps_per_s']:7.1f} steps/s"
+                  + (f"  {row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms'] or float('nan'):6.1f} ms  "
+                     f"slowdown {100 * row['slowdown']:+5.1f} %" if pane else ""), flush=True)
+    rows = []
+    print(f"\n{'job':<16} {'pane':<9} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
+          f"over {args.rounds} rounds of {args.seconds:g} s; sharing {args.sharing_task}, cpu)")
+    for way, got in samples.items():
+        med = {k: (statistics.median([g[k] for g in got]) if got[0][k] is not None else None)
+               for k in ("steps_per_s", "redraws_per_s", "draw_ms", "slowdown")}
+        row = dict(job=f"sharing, {way[0]}", pane="pane" if way[2] else "headless", **med, rounds=got,
+                   task=args.sharing_task, seconds=args.seconds)
+        if way[2]:
+            row["ok"] = med["redraws_per_s"] >= REDRAW_TARGET and med["slowdown"] < SLOWDOWN_TARGET
+        rows.append(row)
+        red = f"{med['redraws_per_s']:9.2f}" if way[2] else f"{'-':>9}"
+        draw = f"{med['draw_ms']:8.0f}" if way[2] and med["draw_ms"] is not None else f"{'-':>8}"
+        slow = f"{100 * med['slowdown']:+8.1f}%" if way[2] else f"{'-':>9}"
+        verdict = "" if not way[2] else ("  OK" if row["ok"] else "  MISSED")
+        print(f"{row['job']:<16} {row['pane']:<9} {red} {draw} {med['steps_per_s']:8.1f} {slow}{verdict}")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("basis", "training", "frames", "contention", "all"), default="all",
+    ap.add_argument("--part", choices=("basis", "training", "sharing", "frames", "contention", "all"), default="all",
                     help="frames: the frame cost as the history grows alone; contention: bench/contention.py "
                          "(its own options after --)")
     ap.add_argument("--repeats", type=int, default=9, help="basis: changes per case")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dashboard.json"))
     ap.add_argument("--training-out", default=str(Path(__file__).parent / "results" / "dashboard_training.json"))
+    ap.add_argument("--sharing-out", default=str(Path(__file__).parent / "results" / "dashboard_sharing.json"))
+    ap.add_argument("--sharing-task", default="conv", help="sharing: the task learned (default: the pane's first)")
     ap.add_argument("--frames-out", default=str(Path(__file__).parent / "results" / "dashboard_frames.json"))
     ap.add_argument("--experiment", default="custom", help="training: the dynamics experiment")
     ap.add_argument("--runs", type=int, default=30, help="training: runs (batched), each with all four strategies")
@@ -380,6 +498,10 @@ def main(argv=None):
         import contention  # bench/contention.py: the same run idle and beside busy processes
 
         contention.main([a for a in rest if a != "--"])
+    if args.part in ("sharing", "all"):
+        rows = sharing_part(args)
+        Path(args.sharing_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.sharing_out).write_text(json.dumps(rows, indent=1))
     if args.part in ("training", "all"):
         rows = training_part(args)
         Path(args.training_out).parent.mkdir(parents=True, exist_ok=True)

@@ -58,6 +58,10 @@ MSR_NAMES = TASK_FIELDS["msr"]
 TASK_DEFAULTS = ("steps", "lr", "restarts", "weight_decay")  # filled from the task when it is chosen
 FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
 FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
+#: least seconds between redraws of the matrices (HoloViews pictures, ~0.1 s a frame), per worker mode: a worker
+#: thread shares the GIL with them (drawn every frame they slowed its learning by 30-45 %); the curves stream
+#: every frame in both (``bench/dashboard.py --part sharing``)
+MATRIX_SECONDS = {"process": 0.0, "thread": 1.0}
 #: the learning curves (live-pane base): one plot per ``CURVES`` entry, one line per history column
 CURVE_PLOTS = {name: LivePlot(f"shr-{name}", y="value", title=title, xlabel="outer step", ylabel=ylabel,
                               legend=True, legend_above=True, height=CURVE_HEIGHT)
@@ -99,6 +103,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._dirty = False
         self._pipe = hv.streams.Pipe(data=None)  # A, implied weights, U: every frame
         self._marks: dict = {}  # per curve plot: the Bokeh marks of the step shown and of the best step
+        self._last_matrices = 0.0  # when the matrices were last drawn (``_send``)
         self._loaded = None  # a loading job's prepared run
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
@@ -234,15 +239,20 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         matrix, on a new Pipe (the plots of the old shape, still subscribed to the old Pipe, get no frame of
         the new one)."""
         self._pipe = hv.streams.Pipe(data=self._frame_data())
-        streams = [self._pipe]
-        self._a_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_a, streams=streams), css_classes=["shr-relaxed"])
-        self._snapped_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_snapped, streams=streams),
-                                               css_classes=["shr-snapped"])
+        method2 = self._view.get("method") == 2
+
+        def picture(draw, follows: bool, **kw):
+            """The shown method's pictures follow the Pipe (every frame); the hidden method's are drawn once
+            (a frame re-rendering hidden plots cost as much as the shown ones)."""
+            shown = hv.DynamicMap(draw, streams=[self._pipe]) if follows else draw(self._pipe.data)
+            return pn.pane.HoloViews(shown, **kw)
+
+        self._a_pane = picture(self._draw_a, not method2, css_classes=["shr-relaxed"])
+        self._snapped_pane = picture(self._draw_snapped, not method2, css_classes=["shr-snapped"])
         self._gt_pane = pn.pane.HoloViews(self._draw_gt(self._view.get("gt")), css_classes=["shr-gt"])
-        self._w_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_w, streams=streams), css_classes=["shr-weights"])
-        self._u_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_u, streams=streams), css_classes=["shr-u"])
-        self._hist_pane = pn.pane.HoloViews(hv.DynamicMap(self._draw_hist, streams=streams),
-                                            sizing_mode="stretch_width", css_classes=["shr-u-hist"])
+        self._w_pane = picture(self._draw_w, not method2, css_classes=["shr-weights"])
+        self._u_pane = picture(self._draw_u, method2, css_classes=["shr-u"])
+        self._hist_pane = picture(self._draw_hist, method2, sizing_mode="stretch_width", css_classes=["shr-u-hist"])
         self._matrices.objects = [self._a_pane, self._snapped_pane, self._gt_pane]
         self._w_box.objects = [self._w_pane]
         self._u_row.objects = [self._u_pane, self._hist_pane]
@@ -475,13 +485,17 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._send(frame=False)
 
     def _send(self, frame: bool = True, final: bool = False):
-        """One frame: the matrices of the snapshot shown, its reading and marks; the curves' new points (only
-        their marks move when the slider does)."""
-        data = self._frame_data()
-        self._show_reading(data)
-        self._pipe.send(data)
-        with pn.io.hold():
-            self._place_marks(data)
+        """One frame: the matrices of the snapshot shown, its reading and marks (in a worker thread at most every
+        ``MATRIX_SECONDS``: they share the GIL with learning); the curves' new points (only their marks move
+        when the slider does)."""
+        now = time.monotonic()
+        if not frame or final or now - self._last_matrices >= MATRIX_SECONDS[self.worker]:
+            self._last_matrices = now
+            data = self._frame_data()
+            self._show_reading(data)
+            self._pipe.send(data)
+            with pn.io.hold():
+                self._place_marks(data)
         if frame:
             self._draw_curves(final=final)
             self.frames.append(time.perf_counter())
@@ -721,6 +735,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if U is not None:  # the chosen run's U, saved with the run
             self._view.update(U=U, label=summary.get("U_label") or summary.get("chosen") or "msr",
                               chosen=summary.get("U_label") or summary.get("chosen"))
+        self._rebuild()  # U's pictures follow this view (sized from its layer)
         self._m1.visible, self._m2.visible = False, True
         self._compare.object = pd.DataFrame(summary.get("comparison") or [])
 
