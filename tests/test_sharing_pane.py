@@ -274,3 +274,124 @@ def test_the_msr_view_has_the_command_line_s_options_and_a_loaded_run_restores_t
     fresh = SharingDiscovery(results=str(tmp_path))
     assert fresh.load(str(next(tmp_path.iterdir())))
     assert (fresh.prox, fresh.support, fresh.meta_batch, fresh.outer_lr) == ("exact", 3, 4, 0.002)
+
+
+def test_the_curves_stream_into_one_figure_per_trial_and_the_matrices_wait_for_their_throttle(tmp_path,
+                                                                                           monkeypatch):
+    """The learning curves are LivePlots: one Bokeh figure per plot all through a trial, points only ever added,
+    every recorded step held at the end.  The matrices are redrawn only in a frame the curves' throttle
+    (``LiveView.draw_due``) allows: with it never allowing one, only the last frame draws them."""
+    from lab.dashboard.live import LiveView
+
+    pane = SharingDiscovery(results=str(tmp_path), task="gaussian", steps=400, worker="thread")
+    assert pane.start()
+    seen = []  # (figure ids, points of the upper curve) after each poll with points
+    deadline = time.monotonic() + DEADLINE
+    while pane.runner.busy and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pane.poll()
+        view = pane.curves["losses"]
+        if view.groups and len(view.points("shr-losses", "upper")[0]):
+            seen.append(((id(view.figure("shr-losses")), id(pane.curves["penalties"].figure("shr-penalties"))),
+                         len(view.points("shr-losses", "upper")[0])))
+    pane.poll()
+    assert len({n for _, n in seen}) >= 2, f"too few frames while it learned: {seen}"
+    assert [n for _, n in seen] == sorted(n for _, n in seen)  # points only arrive
+    figures = {(id(pane.curves["losses"].figure("shr-losses")), id(pane.curves["penalties"].figure("shr-penalties")))}
+    assert {f for f, _ in seen} == figures  # built once for the trial: streamed, never rebuilt
+    steps = [float(h["step"]) for h in pane.history]
+    assert pane.curves["losses"].points("shr-losses", "upper")[0] == steps  # every recorded step, the last kept
+    assert pane.curves["penalties"].points("shr-penalties", "partition_distance")[1] == \
+        [float(h["partition_distance"]) for h in pane.history]
+    assert len(pane.matrix_frames) <= len(pane.frames)
+
+    monkeypatch.setattr(LiveView, "draw_due", lambda self, now=None: False)  # the curves' throttle never allows
+    fresh = SharingDiscovery(results=str(tmp_path), task="gaussian", steps=400, worker="thread")
+    assert fresh.start()
+    _run(fresh)
+    assert len(fresh.matrix_frames) == 1 and len(fresh.frames) == 1  # only the last frame, always drawn
+    assert fresh._slider.value == len(fresh.snapshots) - 1  # and it shows the newest snapshot
+    assert fresh.curves["losses"].points("shr-losses", "upper")[0] == [float(h["step"]) for h in fresh.history]
+    # the matrices' own share of the event loop: a frame of pictures that took 1 s waits 2 s
+    fresh._matrix_cost, fresh._last_matrices = 1.0, 100.0
+    assert not fresh._matrices_due(101.9) and fresh._matrices_due(102.1)
+
+
+def test_loading_runs_on_the_pane_s_job_says_so_and_stop_works(tmp_path, monkeypatch):
+    """Load reads the run on the pane's job: the status line says "loading `name` …", Start and Load are held,
+    Stop ends it ("loading stopped", the pane idle); a load left alone draws the run."""
+    import threading
+
+    from lab.dashboard import sharing_discovery as sd
+
+    pane = SharingDiscovery(results=str(tmp_path), task="conv", steps=5, worker="thread")
+    assert pane.start()
+    _run(pane)
+    run = next(tmp_path.iterdir())
+    started = threading.Event()
+
+    def slow(path, results, progress=None, control=None):  # reading a large run: checkpoints until stopped
+        progress({"kind": "progress", "message": f"reading {run.name}", "done": 1, "total": 2})
+        started.set()
+        while True:
+            control.checkpoint()
+            time.sleep(0.02)
+
+    monkeypatch.setattr(sd, "prepare_saved_run", slow)
+    fresh = SharingDiscovery(results=str(tmp_path), task="gaussian")
+    assert fresh.load(str(run), wait=False) is True
+    assert started.wait(DEADLINE)
+    assert _wait(fresh, lambda: "**loading**" in fresh._status.object)
+    assert f"loading `{run.name}` …" in fresh._status.object and "**loading**" in fresh._status.object
+    assert fresh._start_b.disabled and fresh._load_b.disabled and not fresh._stop_b.disabled
+    fresh.stop(wait=True)
+    fresh.poll()
+    assert "loading stopped" in fresh._status.object and "loading `" not in fresh._status.object
+    assert not fresh.runner.busy and not fresh._load_b.disabled and fresh.task == "gaussian"
+    monkeypatch.undo()
+    assert fresh.load(str(run), wait=False) is True
+    assert _wait(fresh, lambda: not fresh.runner.busy)
+    assert fresh._status.object.startswith(f"Loaded `{run.name}`") and fresh.task == "conv"
+
+
+def test_the_status_line_says_the_step_trial_and_msr_run_once(tmp_path):
+    """The runner's status line names the trial, the step and (msr) the run learning; the pane's lines under it
+    repeat none of them (while it learns and at the end)."""
+    for settings, label in ((dict(task="gaussian", steps=40, trials=2), None),
+                            (dict(task="msr", steps=10, tasks=10), "msr, exclusive sparsity")):
+        pane = SharingDiscovery(results=str(tmp_path), worker="thread", **settings)
+        assert pane.start()
+        texts = set()
+        deadline = time.monotonic() + DEADLINE
+        while pane.runner.busy and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pane.poll()
+            texts.add(pane._status.object)
+        pane.poll()
+        final = pane._status.object
+        assert "step " in final and "trial " in final
+        for text in texts | {final}:
+            assert text.count("step ") <= 1 and text.count("trial ") <= 1, text
+            if label is not None:
+                assert text.count(label) <= 1, text
+        if label is not None:
+            assert final.count(label) == 1
+        fresh = SharingDiscovery(results=str(tmp_path))
+        assert fresh.load(str(pane.runner.job.final["saved"]))
+        assert fresh._status.object.count("step ") == 0  # a loaded run: its settings and outcome, no live step
+
+
+def test_the_curve_legends_sit_above_the_plots(tmp_path):
+    """No legend inside a curve plot (where it covered the nuclear-norm curve): each sits in a row above."""
+    from bokeh.models import Legend
+
+    pane = SharingDiscovery(results=str(tmp_path), task="gaussian", steps=20, worker="thread")
+    assert pane.start()
+    _run(pane)
+    for name, view in pane.curves.items():
+        fig = view.figure(f"shr-{name}")
+        assert any(isinstance(m, Legend) for m in fig.above), name
+        assert not any(isinstance(m, Legend) for m in fig.center + fig.left + fig.right + fig.below), name
+        assert {item.label.value for item in fig.above[0].items} >= ({"upper (validation)", "lower (training)"}
+                                                                     if name == "losses" else
+                                                                     {"nuclear norm ‖A‖*", "partition distance"})

@@ -39,7 +39,7 @@ from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, scroll_box, titled
-from .live import LiveData, LivePlot, LiveView
+from .live import DRAW_SHARE, LiveData, LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
@@ -57,10 +57,12 @@ SHARING_NAMES = [n for t in ("gaussian", "group", "sum") for n in TASK_FIELDS[t]
 MSR_NAMES = TASK_FIELDS["msr"]
 TASK_DEFAULTS = ("steps", "lr", "restarts", "weight_decay")  # filled from the task when it is chosen
 FIRST_TASK = "conv"  # the task the pane opens on: it recovers its sharing exactly within seconds
-FRAME_MS = 150  # the runner's drain-and-draw period: A, the weights and U every frame
+FRAME_MS = 150  # the runner's drain period: a frame at most this often, when the curves' throttle allows one
 #: least seconds between redraws of the matrices (HoloViews pictures, ~0.1 s a frame), per worker mode: a worker
-#: thread shares the GIL with them (drawn every frame they slowed its learning by 30-45 %); the curves stream
-#: every frame in both (``bench/dashboard.py --part sharing``)
+#: thread shares the GIL with them (drawn every frame they slowed its learning by 30-45 %).  Method 1's matrices
+#: are redrawn only in a frame the learning curves' throttle allows (``LiveView.draw_due``), and both methods'
+#: only under ``DRAW_SHARE`` of the event loop; the curves stream whenever their throttle allows
+#: (``bench/dashboard.py --part sharing``)
 MATRIX_SECONDS = {"process": 0.0, "thread": 1.0}
 #: the learning curves (live-pane base): one plot per ``CURVES`` entry, one line per history column
 CURVE_PLOTS = {name: LivePlot(f"shr-{name}", y="value", title=title, xlabel="outer step", ylabel=ylabel,
@@ -98,12 +100,14 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.history: list[dict] = []
         self.snapshots: list[np.ndarray] = []
         self.frames: list[float] = []  # redraw times (the benchmark's frames per second)
+        self.matrix_frames: list[float] = []  # when the matrices were drawn (monotonic seconds)
         self._view: dict = {}  # what the frames draw: method, gt and shape, or n_out, n_in, U, label
         self._summary: dict = {}
         self._dirty = False
         self._pipe = hv.streams.Pipe(data=None)  # A, implied weights, U: every frame
         self._marks: dict = {}  # per curve plot: the Bokeh marks of the step shown and of the best step
         self._last_matrices = 0.0  # when the matrices were last drawn (``_send``)
+        self._matrix_cost = 0.0  # and how long that took
         self._loaded = None  # a loading job's prepared run
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
@@ -484,18 +488,22 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if not self._following:
             self._send(frame=False)
 
-    def _send(self, frame: bool = True, final: bool = False):
-        """One frame: the matrices of the snapshot shown, its reading and marks (in a worker thread at most every
-        ``MATRIX_SECONDS``: they share the GIL with learning); the curves' new points (only their marks move
-        when the slider does)."""
-        now = time.monotonic()
-        if not frame or final or now - self._last_matrices >= MATRIX_SECONDS[self.worker]:
-            self._last_matrices = now
+    def _send(self, frame: bool = True, final: bool = False, matrices: bool = True):
+        """One frame (``frame``): the learning curves' new points (``final``: their finished view) and, when
+        ``matrices``, the slider moved to the newest snapshot and the matrices of the snapshot shown drawn with
+        its reading and marks.  ``frame`` False (the slider was dragged): the matrices, reading and marks only."""
+        if matrices or not frame:
+            t0 = time.monotonic()
+            if frame:
+                self._follow()
             data = self._frame_data()
             self._show_reading(data)
             self._pipe.send(data)
             with pn.io.hold():
                 self._place_marks(data)
+            self._last_matrices = time.monotonic()
+            self._matrix_cost = self._last_matrices - t0
+            self.matrix_frames.append(self._last_matrices)
         if frame:
             self._draw_curves(final=final)
             self.frames.append(time.perf_counter())
@@ -521,7 +529,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         job = Job(family_of(self.task), config, save_dir=self.results, process=self.worker == "process",
                   threads=WORKER_THREADS)
         self._error.visible = False
-        self.history, self.snapshots, self._summary, self.frames = [], [], {}, []
+        self.history, self.snapshots, self._summary, self.frames, self.matrix_frames = [], [], {}, [], []
         self._view = {"method": 2 if self.task == "msr" else 1, "task": self.task}
         if self.task == "msr":  # the run the view ends on (it runs last)
             self._view["chosen"] = run_label("msr", config.sparsity)
@@ -586,38 +594,69 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._compare.object = pd.DataFrame(msg["rows"])
         elif kind == "done":
             self._summary = msg.get("summary") or {}
-            self._draw_curves(final=True)
             self._refresh_saved()
-            self._dirty = True
+            self._dirty = True  # the last frame (``_after_poll``): the curves' finished view and the matrices
         elif kind == "failed":
             self._refresh_saved()
+            self._dirty = True  # what it recorded before failing, drawn in full
 
     def _after_poll(self, count: int):
+        """A frame when one is due: while it learns, method 1's frames follow the learning curves' throttle
+        (``LiveView.draw_due``: new steps waiting and drawing kept under its share of the event loop), method 2's
+        (no curves) the matrices' own; the last frame is always drawn.  Steps that arrive between frames wait
+        for the next (``_dirty`` stays set)."""
         if not self._dirty:
             return
-        if self.snapshots:
-            follow = self._slider.value >= self._slider.end - 1
-            self._slider.end = max(len(self.snapshots) - 1, 1)
-            if follow:  # the slider follows the newest snapshot; the frame below draws it
-                self._following = True
-                try:
-                    self._slider.value = len(self.snapshots) - 1
-                finally:
-                    self._following = False
-        self._send(final=not self.runner.running)  # the last frame always redraws the curves too
+        final = not self.runner.running
+        now = time.monotonic()
+        curves = self._view.get("method") == 1 and any(view.draw_due(now) for view in self.curves.values())
+        matrices = self._matrices_due(now) and (curves or self._view.get("method") != 1)
+        if not (final or curves or matrices):
+            return
+        self._send(final=final, matrices=final or matrices)
         self._dirty = False
 
+    def _matrices_due(self, now: float) -> bool:
+        """The matrices may be redrawn: at most every ``MATRIX_SECONDS`` and under ``DRAW_SHARE`` of the event
+        loop (a frame of pictures that took 0.1 s waits 0.2 s), like the curves' own throttle."""
+        return now - self._last_matrices >= max(MATRIX_SECONDS[self.worker], self._matrix_cost / DRAW_SHARE)
+
+    def _follow(self) -> None:
+        """The slider follows the newest snapshot (unless it was dragged back); the frame drawing it follows."""
+        if not self.snapshots:
+            return
+        follow = self._slider.value >= self._slider.end - 1
+        self._slider.end = max(len(self.snapshots) - 1, 1)
+        if follow:
+            self._following = True
+            try:
+                self._slider.value = len(self.snapshots) - 1
+            finally:
+                self._following = False
+
     def _detail(self) -> str:
+        """The pane's lines under the runner's status line.  That line already says the trial, the step and (msr)
+        which run learns: none of them is repeated here."""
+        job = self.runner.job
+        if job is not None and job.name == "load":
+            return f"loading `{self._loading}` …" if self.runner.running else ""
+        return self._outcome(live=True)
+
+    def _outcome(self, live: bool = False) -> str:
+        """The task, the latest losses and the final partition distance (``live``: under the runner's status
+        line, which names the trial and the msr run; a loaded run's status names them here)."""
         last = self.history[-1] if self.history else {}
         task = self._view.get("task", self.task)
         text = task
-        if self._view.get("trial"):
+        if self._view.get("trial") and not live:
             text += f" · trial {self._view['trial'] + 1}"
-        # the step is the status line's own (the runner's "step i/n"); the distance is in the reading
         if "upper" in last:
             text += f" · upper {last['upper']:.4g}"
         elif "outer_loss" in last:
-            text += f" · {last.get('label', '')} · outer loss {last['outer_loss']:.4g}"
+            label = last.get("label") if not live else None
+            if isinstance(label, str) and label:
+                text += f" · {label}"
+            text += f" · outer loss {last['outer_loss']:.4g}"
         pd_final = self._summary.get("partition_distance")
         if pd_final is not None:
             merged = self._summary.get("merged", "snapped_partition_distance" in self._summary)
@@ -648,6 +687,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._error.visible = False
         self._release_unrecorded()
         self._loaded_ok, self._loaded = False, None
+        self._loading = Path(listed).name
         job = Job.function(lambda progress, control: prepare_saved_run(listed, results, progress, control),
                            name="load")
         if not self.runner.start(job, verb="loading", unit=None, final_status=False):
@@ -659,6 +699,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         return True
 
     _loaded_ok = False
+    _loading = ""  # the name of the run a loading job reads
 
     def _after_end(self, job) -> None:
         """After a job, with the controls given back: a loading job's run restored into the controls and drawn
@@ -697,7 +738,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._send(frame=False)
         status = run.meta.get("status", "?")
         self._status.object = "  \n".join([f"Loaded `{run.path.name}` ({status})", self._label(saved),
-                                           self._detail(), *notes])
+                                           self._outcome(), *notes])
         self._loaded_ok = True
 
     def _restore_notes(self, saved: dict, cfg) -> list[str]:
