@@ -279,3 +279,60 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             page.screenshot(path=str(ARTIFACTS / "sharing_discovery.png"), full_page=True)
             assert len(list((tmp_path / "sharing").iterdir())) == 1
             assert not server_errors(log), f"the server logged an exception: see {log}"
+
+
+def test_sharing_discovery_loss_curve_streams_and_its_run_loads_in_chromium(tmp_path, monkeypatch):
+    """A Gaussian run streams into the loss plot (new points over successive polls, one Bokeh figure all along,
+    the status line saying the step once) and ends holding every recorded step, the newest kept; the saved run
+    then loads on the pane's job and its loss curve is the saved history's."""
+    require_chromium()
+    import numpy as np
+    import pandas as pd
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    with panel_server() as (url, log), chromium_page(1500, 1300) as page:
+        with screenshot_on_failure(page, "sharing_discovery_losses"):
+            page.goto(url)
+            expect(page.locator(".basis-info")).to_contain_text("r = ")
+            page.get_by_text("Sharing discovery").click()
+            page.locator(".shr-task select").select_option("gaussian")
+            expect(page.locator(".shr-steps input")).to_have_value("1000")  # the task's defaults arrived
+            box = page.locator(".shr-steps input")
+            box.fill("2000")
+            box.press("Tab")
+            page.locator(".shr-start button").click()
+            seen = []  # (figure id, points of the upper loss curve) while it learns
+
+            def streamed():
+                live = _live(page, "shr-losses", "upper")
+                text = _shown_text(page, ".shr-status")
+                assert text.count("step ") <= 1, text  # the step is never said twice
+                if live is not None and "training" in text and live["x"]:
+                    seen.append((live["id"], len(live["x"])))
+                return "final partition distance" in text
+
+            wait_until(streamed, "the Gaussian run to stream its loss curve and end", page)
+            assert _shown_text(page, ".shr-status").count("step 2000") == 1
+            assert len({n for _, n in seen}) >= 2, f"the loss plot got new points over too few polls: {seen}"
+            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
+            final = _live(page, "shr-losses", "upper")
+            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
+            (run,) = list((tmp_path / "sharing").iterdir())
+            history = pd.read_csv(run / "history.csv")
+            steps = [float(s) for s in history.step]
+            assert steps[-1] == 2000.0 and final["x"] == steps  # every recorded step, the newest kept
+            assert np.allclose(final["y"], history.upper, rtol=1e-12)
+            expect(page.locator(".shr-reading")).to_contain_text("best: distance")
+            page.screenshot(path=str(ARTIFACTS / "sharing_discovery_losses.png"), full_page=True)
+
+            # the saved run loads on the pane's job: its loss curve is the saved history's
+            page.locator(".shr-task select").select_option("conv")  # the run on display goes
+            page.locator(".shr-saved select").select_option(label=run.name)
+            page.locator(".shr-load button").click()
+            wait_until(lambda: f"Loaded {run.name}" in _shown_text(page, ".shr-status"), "the saved run to load",
+                       page)
+            expect(page.locator(".shr-task select")).to_have_value("gaussian")
+            loaded = _live(page, "shr-losses", "upper")
+            assert loaded["x"] == steps and np.allclose(loaded["y"], history.upper, rtol=1e-12)
+            assert not server_errors(log), f"the server logged an exception: see {log}"

@@ -395,3 +395,23 @@ def test_the_curve_legends_sit_above_the_plots(tmp_path):
         assert {item.label.value for item in fig.above[0].items} >= ({"upper (validation)", "lower (training)"}
                                                                      if name == "losses" else
                                                                      {"nuclear norm ‖A‖*", "partition distance"})
+
+
+def test_a_new_curve_figure_places_only_its_own_marks(tmp_path):
+    """Building one curve figure (a new run or trial) places that figure's marks only: the other figure, on the
+    page, is changed only inside a frame's hold (a bare change from a browser's Start raised Bokeh's
+    "_pending_writes should be non-None" in the served dashboard)."""
+    pane = SharingDiscovery(results=str(tmp_path), task="gaussian", steps=20, worker="thread")
+    assert pane.start()
+    _run(pane)
+    shown = pane._marks["shr-penalties"]
+    assert shown["shown"].data["x"] and shown["best"].location is not None
+    changed = []
+    shown["shown"].on_change("data", lambda attr, old, new: changed.append("shown"))
+    shown["best"].on_change("location", lambda attr, old, new: changed.append("best"))
+    shown["step"].on_change("location", lambda attr, old, new: changed.append("step"))
+    pane.history, pane.snapshots = [], []
+    pane._rebuild()  # as Start does: nothing to show yet
+    pane.curves["losses"].reset([])  # a new losses figure
+    assert changed == [] and pane._marks["shr-penalties"] is shown
+    assert pane._marks["shr-losses"]["step"].location is None  # the new figure's own mark, placed

@@ -130,7 +130,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return pn.widgets.FloatInput.from_param(getattr(p, name), label=label, width=w)
 
         def intw(name, label, w=100):
-            return pn.widgets.IntInput.from_param(getattr(p, name), label=label, width=w)
+            return pn.widgets.IntInput.from_param(getattr(p, name), label=label, width=w,
+                                                  css_classes=[f"shr-{name.replace('_', '-')}"])
 
         def text(name, label, w=100):
             return pn.widgets.TextInput.from_param(getattr(p, name), label=label, width=w)
@@ -206,7 +207,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.pane.Markdown("#### Test loss after adaptation (new tasks)"), self._compare, visible=False,
             sizing_mode="stretch_width")
         self._rebuild()
-        self._saved = self._run_select(label="Saved runs", options=[], width=420)
+        self._saved = self._run_select(label="Saved runs", options=[], width=420, css_classes=["shr-saved"])
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["shr-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
         self._runs_compare = RunComparison(self, "shr", "sharing-runs")
@@ -386,13 +387,18 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             fig.scatter("x", "y", marker="marker", source=marks["shown"], size=11, color="#ff7f0e",
                         line_color="black")
         self._marks[name] = marks
-        if self._pipe.data is not None:
-            self._place_marks(self._pipe.data)
+        if self._pipe.data is not None:  # this figure's marks only: it is not shown yet, the other one is
+            self._place_marks(self._pipe.data, only=name)
 
-    def _place_marks(self, data: dict) -> None:
+    def _place_marks(self, data: dict, only: str | None = None) -> None:
+        """Move the marks to the snapshot ``data`` shows (``only``: one figure's).  Marks of a figure on the page
+        are moved inside ``pn.io.hold()`` (``_send``): a bare change from Panel's event handling raises Bokeh's
+        "_pending_writes should be non-None"."""
         shown = (data or {}).get("shown")
         step = shown["step"] if shown is not None else None
-        for marks in self._marks.values():
+        for name, marks in self._marks.items():
+            if only is not None and name != only:
+                continue
             marks["step"].location = step
             if "shown" in marks:
                 marks["shown"].data = ({"x": [step], "y": [shown["reading"].distance],
