@@ -39,8 +39,14 @@ SETTINGS = {
     "new": {},
     "old": {"LAB_THREADS": "keep"},
     "active": {"OMP_WAIT_POLICY": "ACTIVE"},
+    "spin": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "10000"},
+    "spin1k": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "1000"},
+    "spin100k": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "100000"},
+    "one": {"LAB_THREADS": "keep", "OMP_NUM_THREADS": "1"},
 }
-LABELS = {"new": "new (PASSIVE)", "old": "old (libgomp default)", "active": "OMP_WAIT_POLICY=ACTIVE"}
+LABELS = {"new": "new (PASSIVE)", "old": "old (libgomp default)", "active": "OMP_WAIT_POLICY=ACTIVE",
+          "spin": "GOMP_SPINCOUNT=10000", "spin1k": "GOMP_SPINCOUNT=1000", "spin100k": "GOMP_SPINCOUNT=100000",
+          "one": "one thread"}
 #: removed from the caller's environment before every run
 CLEARED = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
            "KMP_BLOCKTIME", "LAB_THREADS", "OMP_DISPLAY_ENV")

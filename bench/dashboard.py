@@ -305,8 +305,10 @@ def training_part(args) -> list[dict]:
     if args.every_tick:  # a throttled mode also drawn on every tick (both modes draw every tick today)
         ways[2:2] = [(f"thread, {n} thr", False, n, True, True)]
     if args.default_threads and default_threads != n:  # what a thread job gets in a server that sets nothing
-        ways[3:3] = [(f"thread, {default_threads} thr", False, default_threads, False, False),
-                     (f"thread, {default_threads} thr", False, default_threads, True, False)]
+        # before the process ways: each pane right after its headless baseline (the machine drifts over a round)
+        at = next(i for i, w in enumerate(ways) if w[1])
+        ways[at:at] = [(f"thread, {default_threads} thr", False, default_threads, False, False),
+                       (f"thread, {default_threads} thr", False, default_threads, True, False)]
 
     def name(way):
         return "headless" if not way[3] else ("pane, every tick" if way[4] else "pane")
