@@ -725,8 +725,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             notes += self._restore_notes(saved, cfg)
         summary = run.meta.get("summary") or {}
         self._summary = summary
-        self.history = run.history.to_dict("records")
-        self.snapshots = list(run.snapshots) if run.snapshots is not None else []
+        self.history = prepared["history"]
+        self.snapshots = prepared["snapshots"]
         # what the run is comes from its own record, never from the task selector
         task = saved.get("task") if isinstance(saved.get("task"), str) else (
             "msr" if "outer_loss" in run.history.columns else "?")
@@ -834,8 +834,9 @@ def _curve_data(history: pd.DataFrame) -> dict:
 
 
 def prepare_saved_run(path, results, progress=None, control=None) -> dict:
-    """Off the event loop (the pane's loading job): read a saved run and build its curves.  A run whose files are
-    larger than the ``run_bytes`` limit is refused in one line before it is read."""
+    """Off the event loop (the pane's loading job): read a saved run and build its curves and records (the event
+    loop only draws them).  A run whose files are larger than the ``run_bytes`` limit is refused in one line
+    before it is read."""
     from ..limits import check_load
 
     check_load(path)
@@ -848,4 +849,6 @@ def prepare_saved_run(path, results, progress=None, control=None) -> dict:
         progress({"kind": "progress", "message": f"building the curves of {len(run.history):,} steps", "done": 1,
                   "total": 2})
     U = getattr(run, "U", None)
-    return {"run": run, "curves": _curve_data(run.history), "U": U}
+    snapshots = list(run.snapshots) if run.snapshots is not None else []
+    return {"run": run, "curves": _curve_data(run.history), "U": U, "history": run.history.to_dict("records"),
+            "snapshots": snapshots}
