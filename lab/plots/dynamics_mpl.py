@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dynamics.metrics import frame, medians, view_limits
-from .style import COLOURS, LABELS
+from .style import AXES_MPL, COLOURS, LABELS
 
 
 def _drift(ax, df, view, logy):
@@ -21,8 +21,8 @@ def _drift(ax, df, view, logy):
         ax.set_yscale("log")
     else:
         ax.set_ylim(0, ymax)
-    ax.set_xlabel("‖A − A₀‖")
-    ax.set_ylabel("‖Π$_{E^⊥}$A‖")
+    ax.set_xlabel(AXES_MPL["dist_from_init"], fontsize=9)
+    ax.set_ylabel(AXES_MPL["dist_from_E"], fontsize=9)
     ax.set_title("scaled to Nom" if view == "nom" else "zoomed to Aug", fontsize=10)
     ax.grid(alpha=0.3)
 
@@ -64,7 +64,7 @@ def reldim_figure(table):
                     xytext=(5, 4), fontsize=9)
     ax.set_xscale("log")
     ax.set_xlabel("dim E / dim L")
-    ax.set_ylabel("Aug ‖Π$_{E^⊥}$A‖ / Nom ‖Π$_{E^⊥}$A‖")
+    ax.set_ylabel(AXES_MPL["aug_over_nom"])
     ax.set_title("relative drift of Aug vs relative dimension", fontsize=10)
     ax.grid(alpha=0.3)
     return fig

@@ -20,12 +20,23 @@ from ..sharing.partition import canonical, matching
 #: one colour and one legend label per training strategy of ``lab.dynamics``
 COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
 LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
-#: the drift plot's axis words (plain Unicode: Bokeh draws no subscripts, so no literal "Π_E⊥")
-AXES = {"dist_from_init": "‖A − A₀‖  (distance from the initial weights)",
-        "dist_from_E": "‖Π⊥A‖  (distance from E)"}
+#: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
+#: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
+#: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.
+AXIS_TEXT = {
+    "dist_from_init": ("‖A − A₀‖  (distance from the initial weights)",
+                       r"$\|A - A_0\|$  (distance from the initial weights)"),
+    "dist_from_E": ("‖Π⊥A‖  (distance from E)", r"$\|\Pi_{E^\perp} A\|$  (distance from E)"),
+    "aug_over_nom": ("Aug ‖Π⊥A‖ / Nom ‖Π⊥A‖  (relative drift from E)",
+                     r"Aug $\|\Pi_{E^\perp} A\|$ / Nom $\|\Pi_{E^\perp} A\|$"),
+}
+#: Bokeh's (HoloViews, the dashboard) axis words
+AXES = {key: text for key, (text, _) in AXIS_TEXT.items()}
+#: matplotlib's axis words (notebook figures, PNG exports): the same words, typeset
+AXES_MPL = {key: text for key, (_, text) in AXIS_TEXT.items()}
 #: compared metrics (``lab.compare``): the y axis' name and the plot's title
 METRICS = {
-    "drift": ("‖Π⊥A‖ (distance from E)", "drift from E: ‖Π⊥A‖"),
+    "drift": (AXES["dist_from_E"], "drift from E: ‖Π⊥A‖"),
     "loss": ("loss", "loss"),
     "partition_distance": ("partition distance", "partition distance to the true sharing"),
     "outer_loss": ("outer loss", "outer (meta-training) loss"),
