@@ -211,3 +211,13 @@ def test_every_figure_of_the_quick_report_keeps_its_text_inside(quick_report):
                     bad.append((c["id"], item.get("title", "")[:60], out))
     assert drawn > 0
     assert bad == []
+
+
+def test_evidence_tables_read_like_the_report():
+    """Notebook 00 and report.html show evidence tables through ``table_html``: 4 significant digits, never a
+    16-digit float, and yes/no for truth values (as the summary table), a dash for a missing value."""
+    item = {"kind": "table", "title": "t", "columns": ["ratio", "equal", "npequal", "missing", "n"],
+            "rows": [[0.008720000000000001, True, np.bool_(False), None, 480], [np.float64(1 / 3), False, True, 1.5, 2]]}
+    out = reproduce_mpl.table_html(item)
+    cells = [c.split("<", 1)[0] for c in out.split("<td>")[1:]]
+    assert cells == ["0.00872", "yes", "no", "—", "480", "0.3333", "no", "yes", "1.5", "2"]

@@ -315,8 +315,12 @@ def png(item: dict, dpi: int = 110) -> bytes:
 
 
 def _cell(v) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
+    """A table cell as a person reads it: floats to 4 significant digits (no 16-digit floats), yes/no for a
+    truth value (as the report's other tables), a dash for a missing value."""
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.4g}"
     return html.escape("—" if v is None else str(v))
 
 
