@@ -207,3 +207,33 @@ def test_one_change_is_one_solve_and_a_fresh_solve_is_not_called_cached(explorer
     assert "r = 25 of 125" in explorer._info.object and "cached" not in explorer._info.object
     explorer.basis = "solver"  # solved again: this time read from the cache, and said so
     assert len(calls) == 2 and "(cached)" in explorer._info.object
+
+
+def test_the_stop_button_uses_the_current_panel_api_and_stops_the_solve():
+    """Built without a deprecation warning (Panel 1.9: ``color``, not ``button_type``); a click on Stop while a
+    solve is in flight cancels it, hides the progress and says so."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explorer = BasisExplorer()
+        explorer.__panel__()
+    deprecated = [f"{w.category.__name__}: {w.message}" for w in caught
+                  if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning))]
+    assert deprecated == []
+    stop = explorer._stop_w
+    assert (stop.label, stop.color, stop.visible) == ("Stop", "warning", False)
+
+    class InFlight:
+        cancelled = False
+
+        def cancel(self):
+            self.cancelled = True
+
+    job = explorer._job = InFlight()
+    explorer._busy(True, "solving …")
+    assert stop.visible and explorer._progress.visible
+    stop.clicks += 1  # what a click in the browser does
+    assert job.cancelled and explorer._job is None
+    assert not stop.visible and not explorer._progress.visible
+    assert explorer._error.visible and explorer._error.object.startswith("stopped")
