@@ -17,13 +17,15 @@ from .reps.layout import matrix_layout
 
 
 def basis_arrays(sol, rep_in: str = "", rep_out: str = "") -> dict[str, np.ndarray]:
-    out_rep, _ = matrix_layout(sol.rep)
+    out_rep, in_rep = matrix_layout(sol.rep)
     rows = out_rep.size
+    # a side may be zero-dimensional (V >> 0*V: a 0 x 3 matrix): the columns come from the input rep, not dim / rows
+    cols = in_rep.size if in_rep is not None else (sol.dim // rows if rows else 1)
     arrays = {
         "group": np.array(str(sol.rep.group)), "rep": np.array(str(sol.rep)),
         "rep_in": np.array(rep_in), "rep_out": np.array(rep_out),
         "rank": np.array(sol.rank), "dim": np.array(sol.dim),
-        "shape": np.array([rows, sol.dim // rows if rows else 0]),
+        "shape": np.array([rows, cols]),
         "solver": np.array(sol.solver), "seconds": np.array(sol.seconds),
     }
     if sp.issparse(sol.Q):

@@ -237,3 +237,16 @@ def test_the_stop_button_uses_the_current_panel_api_and_stops_the_solve():
     assert job.cancelled and explorer._job is None
     assert not stop.visible and not explorer._progress.visible
     assert explorer._error.visible and explorer._error.object.startswith("stopped")
+
+
+@pytest.mark.parametrize("rep_in, rep_out, side", [("V", "0*V", "output"), ("0*V", "V", "input")])
+def test_a_layer_with_a_zero_dimensional_side_is_one_inline_line(explorer, rep_in, rep_out, side):
+    """No weights, nothing to draw: the pane says so in one line (never 'unexpected …' or a traceback) and keeps
+    the last plot, whose downloads still work."""
+    plot = explorer._plot.object
+    explorer.param.update(group=CUSTOM, custom_group="S(3)", rep_in=rep_in, rep_out=rep_out)
+    message = explorer._error.object
+    assert explorer._error.visible and message.startswith("nothing to draw") and "\n" not in message
+    assert f"{side} side is zero-dimensional" in message and "unexpected" not in message
+    assert explorer._plot.object is plot and "r = 15 of 256" in explorer._info.object
+    assert explorer._png_file().getvalue().startswith(b"\x89PNG")

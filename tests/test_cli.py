@@ -390,3 +390,18 @@ def test_a_layer_with_a_zero_dimensional_side_is_refused_in_one_line_in_every_pi
     result = solve_layer("S(3)", layer[0], rep_out)
     with pytest.raises(LabError, match="nothing to draw"):
         basis_coloring(result)
+
+
+@pytest.mark.parametrize("layer, shape", [(["V", "--rep-out", "0*V"], [0, 3]), (["0*V", "--rep-out", "V"], [3, 0]),
+                                          (["0*V"], [0, 1])])
+def test_a_layer_with_a_zero_dimensional_side_exports_an_empty_basis_of_its_true_shape(layer, shape, tmp_path,
+                                                                                       capsys):
+    """--npz has no picture to refuse: it writes the empty basis (rank 0, dim 0) with the weight matrix's real
+    shape (0 x 3 for V -> 0*V, not 0 x 0), and the file reads back."""
+    from lab.export import load_basis
+
+    target = tmp_path / "z.npz"
+    code, out, err = run(["basis", "S(3)", *layer, "--npz", str(target), "--json"], capsys)
+    assert code == 0 and json.loads(out)["rank"] == 0
+    d = load_basis(target)
+    assert (d["rank"], d["dim"], d["shape"].tolist(), d["Q"].shape) == (0, 0, shape, (0, 0))
