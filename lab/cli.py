@@ -473,8 +473,6 @@ def _run_directories(directory) -> list:
 
 
 def _runs(args) -> int:
-    from pathlib import Path
-
     from . import compare, runstore
 
     dirs = _run_directories(args.dir)
@@ -500,12 +498,14 @@ def _runs(args) -> int:
                 print(f"{r['name']:<{width}}  {r['kind']:<8}  {r['what']:<9}  {r['status']}")
         return 0
     result = compare.compare([compare.find_run(text, dirs) for text in args.runs])
-    if args.csv:
-        Path(args.csv).write_text(compare.frame_csv(result.frame), encoding="utf-8")
+    if args.csv:  # atomic; a missing directory is one line naming the path given (exit code 2)
+        csv = compare.frame_csv(result.frame).encode("utf-8")
+        runstore.write_file(args.csv, lambda f: f.write(csv))
     if args.png:
         from .plots.compare_mpl import compare_png
 
-        Path(args.png).write_bytes(compare_png(result.frame, result.metrics(), logy=args.logy, kind=result.kind))
+        png = compare_png(result.frame, result.metrics(), logy=args.logy, kind=result.kind)
+        runstore.write_file(args.png, lambda f: f.write(png))
     final = compare.final_values(result.frame)
     if args.json:
         runs = []

@@ -255,6 +255,29 @@ def atomic_file(path):
     _fsync_path(path.parent)
 
 
+def write_file(path, fill: Callable) -> None:
+    """Write a file a person named (``--png``, ``--csv``, ``--npz``): ``fill(f)`` writes into a binary file.
+
+    Atomic like everything here (``atomic_file``: a temporary beside it, renamed onto it), so a killed or failed
+    write never leaves half a file under the name asked for; a device or pipe (``/dev/stdout``) is written
+    directly.  Any ``OSError`` (a missing directory, no permission, a full disk) becomes one ``LabError`` line
+    that names ``path``, never the temporary beside it.
+    """
+    from .errors import LabError
+
+    path = os.fspath(path)
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "wb") as f:
+                fill(f)
+            return
+        with atomic_file(path) as tmp, open(tmp, "wb") as f:
+            fill(f)
+    except OSError as err:  # named by the user's path, never the temporary beside it
+        reason = err.strerror or " ".join(str(err).split()) or type(err).__name__
+        raise LabError(f"cannot write {path}: {reason}") from err
+
+
 # ------------------------------------------------------------------ listing and resolving
 def _inside(path: Path, root_real: Path) -> bool:
     try:

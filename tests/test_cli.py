@@ -405,3 +405,23 @@ def test_a_layer_with_a_zero_dimensional_side_exports_an_empty_basis_of_its_true
     assert code == 0 and json.loads(out)["rank"] == 0
     d = load_basis(target)
     assert (d["rank"], d["dim"], d["shape"].tolist(), d["Q"].shape) == (0, 0, shape, (0, 0))
+
+
+def test_runs_compare_into_a_missing_directory_names_the_user_s_path(tmp_path, capsys):
+    """--csv and --png of ``lab runs compare`` are written like --png of ``lab basis``: atomically, and a missing
+    directory is one line naming the path given, exit code 2 (not 'unexpected FileNotFoundError', exit 1)."""
+    runs = tmp_path / "runs"
+    for lr in ("0.1", "0.3"):
+        code, _, _ = run(["dynamics", "--experiment", "custom", "--group", "S(3)", "--rep", "V", "--runs", "1",
+                          "--steps", "2", "--strategies", "nom", "--lr", lr, "--out", str(runs), "--json"], capsys)
+        assert code == 0
+    names = [p.name for p in runs.iterdir()]
+    for flag in ("--csv", "--png"):
+        target = tmp_path / "missing" / "dir" / f"f.{flag[2:]}"
+        code, out, err = run(["runs", "compare", *names, "--dir", str(runs), flag, str(target)], capsys)
+        assert code == 2 and out == ""
+        assert err == f"lab: error: cannot write {target}: No such file or directory\n"
+    assert not (tmp_path / "missing").exists()
+    code, _, _ = run(["runs", "compare", *names, "--dir", str(runs), "--csv", str(tmp_path / "c.csv")], capsys)
+    assert code == 0 and (tmp_path / "c.csv").read_text().startswith("run,name,metric,series,step,value")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []

@@ -212,22 +212,11 @@ def write_npz(result: BasisResult, path: str) -> None:
 
 
 def _write(path, fill) -> None:
-    """Write a file atomically (a temporary beside it, renamed onto it) so that a killed or failed write never
-    leaves half a file under the name asked for; a device or pipe (``/dev/stdout``) is written directly."""
-    import os
+    """Write a file the user named atomically; a failure is one ``LabError`` naming ``path``
+    (``lab.runstore.write_file``)."""
+    from ..runstore import write_file
 
-    from ..errors import LabError
-    from ..runstore import atomic_file
-
-    try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            with open(path, "wb") as f:
-                fill(f)
-            return
-        with atomic_file(path) as tmp, open(tmp, "wb") as f:
-            fill(f)
-    except OSError as err:  # named by the user's path, never the temporary beside it
-        raise LabError(f"cannot write {path}: {err.strerror or err}") from err
+    write_file(path, fill)
 
 
 def save(result: BasisResult, directory=None):
