@@ -403,3 +403,17 @@ def test_the_subgroup_solver_reports_progress_as_it_goes():
     fractions = [f for f in seen if f is not None]
     assert len(fractions) >= 10
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and fractions[0] < 0.2
+
+
+def test_a_solve_of_several_blocks_reports_one_growing_fraction():
+    """Each block's own reports are its share of the whole solve: the fractions never go back when the next
+    block starts (an ETA read from them holds), both blocks report as they go, and the last is 1."""
+    seen = []
+    cache.clear_memory()
+    sol = parse_rep("T(4)+T(6)", SO(4)).solve(solver="subgroup", cache=False,
+                                              progress=lambda f, *m: seen.append((f, m[0] if m else "")))
+    assert sol.rank == 4 + 25
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    within = [f for f, message in seen if message.startswith("subgroup:")]
+    assert sum(f <= 0.5 for f in within) >= 3 and sum(0.5 < f < 1 for f in within) >= 10

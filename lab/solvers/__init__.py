@@ -281,9 +281,13 @@ def solve(rep, solver: str = "auto", device: str | None = None, memory_limit=Non
     hits = []  # per distinct block: read from the cache (memory or disk) rather than solved now
     for i, (b, name, factors) in enumerate(plan):
         if (name, factors) not in solved:
+            within = None
             if progress:
                 progress(i / len(plan), f"solving block {b.label} ({b.size} entries) with {name}")
-            solved[(name, factors)], hit = _solve_block(group, factors, name, device, limit, cache, progress)
+                # a block solver's own fractions (0..1 of its block) are this block's share of the whole solve,
+                # so that the fraction only grows across blocks and the ETA holds
+                within = (lambda f, *message, i=i: progress((i + min(max(f, 0.0), 1.0)) / len(plan), *message))
+            solved[(name, factors)], hit = _solve_block(group, factors, name, device, limit, cache, within)
             hits.append(hit)
     all_cached = bool(hits) and all(hits)  # a rep with no blocks (0*V) was read from nowhere
 
