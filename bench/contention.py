@@ -7,8 +7,10 @@ The command ``lab dynamics --experiment perm --runs R --steps S --device cpu --j
 saved to a temporary directory) is timed idle and beside ``--busy`` processes that spin on one core each
 (``python -c "while True: pass"``), for each setting, in the same run:
 
-* ``new``    -- the lab's default: nothing set, so ``import lab`` sets ``OMP_WAIT_POLICY=PASSIVE`` (``lab/threads.py``):
-                torch's OpenMP threads sleep while they wait for each other;
+* ``new``    -- the lab's default: nothing set, so the lab fits its threads to the load (``lab/threads.py``):
+                ``OMP_WAIT_POLICY=PASSIVE`` when the machine is busy at start, and torch's pool cut to the cores the
+                other processes leave free at every checkpoint (one thread beside four busy processes);
+* ``passive`` -- ``OMP_WAIT_POLICY=PASSIVE`` always (the lab's default before the fit): fair, but +20 % idle;
 * ``old``    -- the behaviour before it: ``LAB_THREADS=keep`` (the lab leaves every pool alone), so libgomp's
                 default wait (spin about 300,000 rounds, then sleep);
 * ``active`` -- ``OMP_WAIT_POLICY=ACTIVE`` (spin until the work comes; not run unless asked: slow when contended).
@@ -37,19 +39,22 @@ ROOT = Path(__file__).resolve().parents[1]
 #: setting -> the variables added to the cleaned environment
 SETTINGS = {
     "new": {},
+    "passive": {"OMP_WAIT_POLICY": "PASSIVE"},
     "old": {"LAB_THREADS": "keep"},
     "active": {"OMP_WAIT_POLICY": "ACTIVE"},
     "spin": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "10000"},
     "spin1k": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "1000"},
     "spin100k": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "100000"},
+    "spin100": {"LAB_THREADS": "keep", "GOMP_SPINCOUNT": "100"},
     "one": {"LAB_THREADS": "keep", "OMP_NUM_THREADS": "1"},
 }
-LABELS = {"new": "new (PASSIVE)", "old": "old (libgomp default)", "active": "OMP_WAIT_POLICY=ACTIVE",
+LABELS = {"new": "new (fit to the load)", "passive": "OMP_WAIT_POLICY=PASSIVE", "old": "old (libgomp default)", "active": "OMP_WAIT_POLICY=ACTIVE",
           "spin": "GOMP_SPINCOUNT=10000", "spin1k": "GOMP_SPINCOUNT=1000", "spin100k": "GOMP_SPINCOUNT=100000",
+          "spin100": "GOMP_SPINCOUNT=100",
           "one": "one thread"}
 #: removed from the caller's environment before every run
 CLEARED = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
-           "KMP_BLOCKTIME", "LAB_THREADS", "OMP_DISPLAY_ENV")
+           "KMP_BLOCKTIME", "LAB_THREADS", "OMP_DISPLAY_ENV", "LAB_WAIT_POLICY")
 MAX_RATIO = 3.0  # contended / idle
 MAX_IDLE_CHANGE = 0.10  # new idle against old idle
 

@@ -6,9 +6,9 @@
 >>> parse_rep("V >> V", "Z(8)").solve().rank   # convolutions: the 8 circulant matrices
 8
 """
-from .threads import sleep_while_waiting as _sleep_while_waiting
+from .threads import choose_wait_policy as _choose_wait_policy
 
-_sleep_while_waiting()  # before anything imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
+_choose_wait_policy()  # before anything imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
 
 from .errors import GroupError, LabError, MemoryLimitError, ParseError, RepError, SolverError
 from .groups import (C, D, GCNN, GROUPS, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm,

@@ -20,6 +20,8 @@ from __future__ import annotations
 import threading
 import time
 
+from .threads import fit_threads
+
 
 class Stopped(Exception):
     """Raised by ``Control.checkpoint`` inside a run that was asked to stop."""
@@ -66,12 +68,16 @@ class Control:
         return not self._stop.is_set()
 
     def checkpoint(self) -> None:
-        """Return while running, wait while paused, raise ``Stopped`` once stopped."""
+        """Return while running, wait while paused, raise ``Stopped`` once stopped.  Also fits the calling
+        thread's torch pool to the machine's load (``lab.threads.fit_threads``: at most every half second)."""
         if not self.wait_while_paused():
             raise Stopped()
+        fit_threads()
 
 
 def checkpoint(control: Control | None) -> None:
-    """``control.checkpoint()``, or nothing for runs without a control (scripts, tests)."""
+    """``control.checkpoint()``; for runs without a control (scripts, tests) only the fit of the threads."""
     if control is not None:
         control.checkpoint()
+    else:
+        fit_threads()

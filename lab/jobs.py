@@ -41,7 +41,7 @@ from collections import deque
 
 from .control import Control, Stopped
 from .errors import LabError
-from .threads import sleep_while_waiting
+from .threads import choose_wait_policy
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +127,9 @@ class Job:
     ``save_dir``: where the worker saves the result (None: not saved).  ``process``: run in a spawned process.
     ``threads``: process jobs only: the worker's torch compute threads (None: torch's default, one per core).
     Small models train several times faster on one thread than on threads that contend for busy cores.  The
-    worker's threads sleep while they wait (``OMP_WAIT_POLICY=PASSIVE`` unless set: ``lab.threads``), so beside
-    other busy processes a job slows to its fair share of the cores rather than spinning for them.
+    worker's threads fit the machine's load (``lab.threads``: PASSIVE waits when it starts busy, fewer threads
+    while other processes want the cores), so beside busy processes a job slows to its fair share of the cores
+    rather than spinning for them, and an idle machine runs it at full speed.
     ``keep_result``: process jobs only: send the family's result object back (pickled between the lab's own
     processes) in the final message's ``"result"``, as thread jobs always do.
     ``clock``: the seconds elapsed, rate and ETA are measured with (monotonic; a fake one in tests).
@@ -192,9 +193,9 @@ class Job:
         self._t_start = self.clock()
         self._state = "building"
         if self.process:
-            # the worker's OpenMP threads sleep while they wait (lab/threads.py): it inherits this environment, and
-            # its torch loads OpenMP before the worker's own ``import lab`` when the caller's script imports torch
-            sleep_while_waiting()
+            # the worker's OpenMP wait policy follows the machine's load now (lab/threads.py): it inherits this
+            # environment, and its torch loads OpenMP before its own ``import lab`` when the caller's script imports torch
+            choose_wait_policy()
             ctx = multiprocessing.get_context("spawn")
             self.control = Control(ctx=ctx)
             self._mpq = ctx.Queue()
