@@ -415,3 +415,46 @@ def test_a_new_curve_figure_places_only_its_own_marks(tmp_path):
     pane.curves["losses"].reset([])  # a new losses figure
     assert changed == [] and pane._marks["shr-penalties"] is shown
     assert pane._marks["shr-losses"]["step"].location is None  # the new figure's own mark, placed
+
+
+def _shown_brute(history):
+    """The whole-history filter ShownTrial replaces (the pane's code before it kept state)."""
+    records = [h for h in history if "upper" in h]
+    trials = [h["trial"] for h in records if h.get("trial") is not None and h["trial"] == h["trial"]]
+    if trials:
+        records = [h for h in records if h.get("trial", trials[-1]) == trials[-1]]
+    return records
+
+
+def test_shown_trial_matches_the_whole_history_filter_as_it_grows():
+    """The Sharing pane's shown trial and best step, kept incrementally, equal filtering the whole history and
+    best_step on it, after every append (random histories: trials in order, NaN distances, records of method 2,
+    records with no trial, ties)."""
+    import random
+
+    from lab.dashboard.sharing_discovery import ShownTrial
+    from lab.sharing.partition import best_step
+
+    rng = random.Random(7)
+    for case in range(200):
+        history, trial = [], 0
+        shown = ShownTrial(history)
+        numbered = rng.random() < 0.7
+        for step in range(rng.randrange(1, 60)):
+            if numbered and rng.random() < 0.08:
+                trial += 1
+            rec = {"step": step, "partition_distance": rng.choice([0, 1, 1, 2, 3, float("nan"), None])}
+            if rng.random() < 0.9:
+                rec["upper"] = rng.random()
+            if numbered and rng.random() < 0.95:
+                rec["trial"] = trial
+            elif rng.random() < 0.3:
+                rec["trial"] = float("nan")
+            history.append(rec)
+            if rng.random() < 0.5 or step == 0:
+                got = shown.update()
+                want = _shown_brute(history)
+                assert got == want, (case, step)
+                assert shown.best == best_step(want), (case, step)
+        assert shown.update() == _shown_brute(history)
+        assert shown.follows(history) and not shown.follows(list(history))

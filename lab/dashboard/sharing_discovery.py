@@ -28,13 +28,11 @@ import param
 from ..config import ConfigError
 from ..experiments.msr import MSRConfig, run_label
 from ..experiments import FAMILIES
-from ..experiments.sharing import SharingConfig, make_task
+from ..experiments.sharing import (SharingConfig, best_step, list_runs, read_snapshot, results_dir,
+                                   snapped_matrix, weight_shape)
 from ..jobs import Job
 from ..plots.sharing_hv import (CURVE_HEIGHT, CURVES, a_heatmap, gt_heatmap, u_histogram, u_picture,
                                  weights_coloring)
-from ..sharing.partition import best_step, read_snapshot, snapped_matrix
-from ..sharing.store import list_sharing, sharing_dir
-from ..sharing.tasks import weight_shape
 from .compare_runs import RunComparison
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
@@ -84,6 +82,41 @@ def task_defaults(task: str) -> dict:
     return {k: getattr(cfg, k) for k in TASK_DEFAULTS}
 
 
+
+class ShownTrial:
+    """Method 1's records of the latest trial in a history that only grows (or is replaced), and their best step,
+    kept up to date by reading only the records appended since the last call: a frame costs the same at step 10
+    and step 10 000.  Same answer as filtering the whole history (records with ``upper``; those of the last
+    trial seen, or with no trial key) and ``best_step`` on it (tested against both, trials in order)."""
+
+    def __init__(self, history: list):
+        self.history, self.read = history, 0
+        self.records: list[dict] = []
+        self.trial = None  # the last trial number seen
+        self.best = None  # (step, distance) of the first record with the least distance
+
+    def follows(self, history: list) -> bool:
+        return history is self.history and len(history) >= self.read
+
+    def update(self) -> list[dict]:
+        for h in self.history[self.read:]:
+            if "upper" not in h:
+                continue
+            t = h.get("trial")
+            if t is not None and t == t and t != self.trial:  # a new trial: its records replace the last one's
+                self.trial = t
+                self.records = [r for r in self.records if "trial" not in r]
+                self.best = best_step(self.records)
+            if "trial" in h and self.trial is not None and h["trial"] != self.trial:
+                continue  # a record of no trial (NaN) once trials are numbered: left out, as the filter does
+            self.records.append(h)
+            d = h.get("partition_distance")
+            if d is not None and d == d and (self.best is None or d < self.best[1]):
+                self.best = (int(h["step"]), int(d))
+        self.read = len(self.history)
+        return self.records
+
+
 class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     task = param.Selector(default=FIRST_TASK, objects=TASKS,
                           doc=SharingConfig.option_named("task").help)
@@ -96,8 +129,9 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         task = params.get("task", self.param.task.default)
         fill = task_defaults(task)
         super().__init__(**{**{k: v for k, v in fill.items() if k not in params}, **params})
-        self.results = sharing_dir(results)
+        self.results = results_dir(results)
         self.history: list[dict] = []
+        self._trial = None  # ShownTrial: the shown trial's records and best step, kept as the history grows
         self.snapshots: list[np.ndarray] = []
         self.frames: list[float] = []  # redraw times (the benchmark's frames per second)
         self.matrix_frames: list[float] = []  # when the matrices were drawn (monotonic seconds)
@@ -275,16 +309,16 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _shown_history(self) -> list[dict]:
         """Method 1's records of the trial whose snapshots are drawn (a saved run has every trial's records and
-        the last trial's snapshots; a live run keeps only the trial under way)."""
-        records = [h for h in self.history if "upper" in h]
-        trials = [h["trial"] for h in records if h.get("trial") is not None and h["trial"] == h["trial"]]
-        if trials:
-            records = [h for h in records if h.get("trial", trials[-1]) == trials[-1]]
-        return records
+        the last trial's snapshots; a live run keeps only the trial under way).  Kept as the history grows (a
+        frame reads only the records new since the last): ``ShownTrial``."""
+        if self._trial is None or not self._trial.follows(self.history):
+            self._trial = ShownTrial(self.history)
+        return self._trial.update()
 
     def _frame_data(self) -> dict:
         history = self._shown_history() if self._view.get("method") == 1 else list(self.history)
         data = dict(self._view, history=history, snapshots=self.snapshots)
+        data["best"] = self._trial.best if self._view.get("method") == 1 else best_step(history)
         if data.get("trial") is None and history and history[-1].get("trial") is not None:
             data["trial"] = int(history[-1]["trial"])
         data["shown"] = self._shown(data)
@@ -404,7 +438,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 marks["shown"].data = ({"x": [step], "y": [shown["reading"].distance],
                                         "marker": ["diamond" if shown["merged"] else "circle"]}
                                        if step is not None else {"x": [], "y": [], "marker": []})
-                best = best_step((data or {}).get("history") or []) if data.get("method") == 1 else None
+                best = (data or {}).get("best") if data.get("method") == 1 else None
                 marks["best"].location = best[0] if best is not None else None
 
     def _u_shape(self, data):
@@ -466,7 +500,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _best_text(data: dict) -> str:
         """Where the recorded distance was least, and why the end may differ (the method never sees it)."""
         history = data.get("history") or []
-        best = best_step(history)
+        best = data["best"] if "best" in data else best_step(history)
         if best is None or not history:
             return ""
         last = history[-1].get("partition_distance")
@@ -563,14 +597,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]
-        if kind in ("done", "failed") and self.runner.job is not None and self.runner.job.name == "load":
-            self._loaded_ok = False
-            if kind == "failed":
-                self._status.object = "**idle** · loading the run failed"
-            elif msg.get("status") == "stopped" or msg.get("result") is None:
-                self._status.object = "**idle** · loading stopped"
-            else:
-                self._loaded = msg["result"]  # drawn by ``_after_end``, once the controls are given back
+        if self._load_message(kind, msg):  # a loading job's end: drawn by ``_after_end``
+            pass
         elif kind == "result":  # method 1: a trial's scored partition (after the merge pass when it is on)
             self._view["final"] = {k: msg[k] for k in ("selection", "merged", "partition_distance")}
             self._dirty = True
@@ -643,10 +671,8 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _detail(self) -> str:
         """The pane's lines under the runner's status line.  That line already says the trial, the step and (msr)
         which run learns: none of them is repeated here."""
-        job = self.runner.job
-        if job is not None and job.name == "load":
-            return f"loading `{self._loading}` …" if self.runner.running else ""
-        return self._outcome(live=True)
+        loading = self._load_detail()
+        return loading if loading is not None else self._outcome(live=True)
 
     def _outcome(self, live: bool = False) -> str:
         """The task, the latest losses and the final partition distance (``live``: under the runner's status
@@ -676,36 +702,10 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        self._list_runs(list_sharing(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
+        self._list_runs(list_runs(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
 
-    @guard("loading the run", default=False)
-    def load(self, path, wait: bool | None = None) -> bool:
-        """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
-        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused.
-
-        Reading its files and building its curves runs on the pane's ``Job`` (a thread), the status line saying
-        "loading": the page stays usable and Stop works; a run over the ``run_bytes`` limit is refused in one
-        line.  ``wait``: block until it is drawn (default: outside a server, where no periodic callback would)."""
-        if not path or self.runner.busy:
-            return False
-        listed = self._listed_run(path)
-        results = self.results
-        self._error.visible = False
-        self._release_unrecorded()
-        self._loaded_ok, self._loaded = False, None
-        self._loading = Path(listed).name
-        job = Job.function(lambda progress, control: prepare_saved_run(listed, results, progress, control),
-                           name="load")
-        if not self.runner.start(job, verb="loading", unit=None, final_status=False):
-            return False
-        if wait if wait is not None else pn.state.curdoc is None or pn.state.curdoc.session_context is None:
-            job.join(None)
-            self.runner.poll()
-            return self._loaded_ok
-        return True
-
-    _loaded_ok = False
-    _loading = ""  # the name of the run a loading job reads
+    def _prepare_saved(self):
+        return prepare_saved_run
 
     def _after_end(self, job) -> None:
         """After a job, with the controls given back: a loading job's run restored into the controls and drawn
@@ -762,7 +762,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         gt = np.asarray(summary["ground_truth"])
         shape = summary.get("shape")
         if shape is None:  # runs saved before the shape was: the task's weight shape
-            shape = weight_shape(make_task(cfg, cfg.seed)) if cfg is not None else (1, gt.size)
+            shape = weight_shape(cfg) if cfg is not None else (1, gt.size)
         self._view = {"method": 1, "task": task, "gt": gt, "shape": tuple(shape)}
         self._m1.visible, self._m2.visible = True, False
         self._rebuild()

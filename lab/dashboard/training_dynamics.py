@@ -11,7 +11,6 @@ back to idle, no traceback in the server log.  No mathematics here.
 """
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import pandas as pd
@@ -19,12 +18,9 @@ import panel as pn
 import param
 
 from ..config import ConfigError
-from ..dynamics.config import DynamicsConfig
-from ..dynamics.experiments import BUILDERS, DEFAULT_GROUPS
-from ..dynamics.metrics import per_layer
-from ..dynamics.store import list_runs, results_dir
 from ..errors import LabError
 from ..experiments import FAMILIES
+from ..experiments.dynamics import DynamicsConfig, default_group, default_rep, list_runs, per_layer, results_dir
 from ..groups import parse_group
 from ..jobs import Job
 from ..plots.style import AXES, COLOURS, LABELS
@@ -67,16 +63,6 @@ def experiment_defaults(experiment: str, scale: str = "small") -> dict:
     values at paper scale: ``lab.dynamics.paper``)."""
     cfg = DynamicsConfig(experiment=experiment, scale=scale).validate()
     return {k: getattr(cfg, k) for k in EXPERIMENT_DEFAULTS}
-
-
-def default_group(experiment: str) -> str:
-    """The group an experiment builds when none is given ("" when it takes none)."""
-    return DEFAULT_GROUPS.get(experiment, "")
-
-
-def default_rep(experiment: str) -> str:
-    p = inspect.signature(BUILDERS[experiment]).parameters.get("rep")
-    return p.default if p is not None and isinstance(p.default, str) else ""
 
 
 class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
@@ -272,7 +258,9 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]
-        if kind == "started":
+        if self._load_message(kind, msg):  # a loading job's end: its curves drawn by ``_show_loaded``
+            pass
+        elif kind == "started":
             self._info.update({k: msg[k] for k in ("runs", "strategies", "steps", "dim_ratio", "device",
                                                    "experiment")})
             if list(msg["strategies"]) != self._plot_strategies or len(self.live.data):
@@ -285,14 +273,6 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._add_records(msg["records"])
             self._info.update(step=msg["step"], diverged=msg["diverged"])
             self._dirty = True
-        elif kind in ("done", "failed") and self.runner.job is not None and self.runner.job.name == "load":
-            self._loaded_ok = False
-            if kind == "failed":
-                self._status.object = "**idle** · loading the run failed"
-            elif msg.get("status") == "stopped" or msg.get("result") is None:
-                self._status.object = "**idle** · loading stopped"
-            else:
-                self._show_loaded(msg["result"])
         elif kind in ("done", "failed"):
             self._refresh_saved()
             self._dirty = True
@@ -303,10 +283,11 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._redraw(final=ended)  # the last frame is always drawn, whatever the throttle
 
     def _detail(self) -> str:
+        loading = self._load_detail()
+        if loading is not None:
+            return loading
         i = self._info
         state = self.runner.state
-        if "loading" in i:
-            return f"loading `{i['loading']}` …" if self.runner.running else ""
         if "runs" not in i:
             return f"building **{i.get('experiment', '')}** …" if state in ("building", "paused") else ""
         verb = {"training": "training", "building": "training", "paused": "paused training",
@@ -361,30 +342,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _refresh_saved(self):
         self._list_runs(list_runs(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
 
-    @guard("loading the run", default=False)
-    def load(self, path, wait: bool | None = None) -> bool:
-        """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
-        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused.
-
-        Reading its files and building its curves runs on the pane's ``Job`` (a thread), the status line saying
-        "loading": the page stays usable and Stop works.  ``wait``: block until it is drawn (default: outside a
-        server, where no periodic callback would draw it)."""
-        if not path or self.runner.busy:
-            return False
-        listed = self._listed_run(path)
-        results = self.results
-        self._error.visible = False
-        self._release_unrecorded()
-        self._info = {"loading": Path(listed).name}
-        job = Job.function(lambda progress, control: prepare_saved_run(listed, results, progress, control),
-                           name="load")
-        if not self.runner.start(job, verb="loading", unit=None, final_status=False):
-            return False
-        if wait if wait is not None else pn.state.curdoc is None or pn.state.curdoc.session_context is None:
-            job.join(None)
-            self.runner.poll()
-            return self._loaded_ok
-        return True
+    def _prepare_saved(self):
+        return prepare_saved_run
 
     def _show_loaded(self, prepared: dict) -> None:
         """On the event loop: the loading job's curves drawn (bounded work: they arrive decimated).  The settings
@@ -396,8 +355,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._redraw(final=True)
         self._loaded = prepared
 
-    _loaded_ok = False
-    _loaded = None
+    _on_loaded = _show_loaded  # the curves are drawn as soon as they arrive
 
     def _after_end(self, job) -> None:
         """After a loading job, with the controls unlocked: the run's settings restored and the status line."""

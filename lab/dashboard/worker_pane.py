@@ -14,12 +14,14 @@ browser's change arrives, before Panel would look it up (and log a traceback for
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import panel as pn
 
 from ..config import ConfigError
 from ..errors import LabError
-from .guard import guarded
+from ..jobs import Job
+from .guard import guard, guarded
 
 
 def _shown(value, limit: int = 80) -> str:
@@ -46,9 +48,9 @@ class RunSelect(pn.widgets.Select):
 
 
 class WorkerPaneMixin:
-    """Expects an ``_error`` Alert, a ``_saved`` Select (made with ``_run_select``), a ``_load_b`` Button, a
+    """Expects an ``_error`` Alert, a ``_status`` Markdown, a ``_saved`` Select (made with ``_run_select``), a ``_load_b`` Button, a
     ``_controls`` layout of widgets made with ``from_param``, ``results`` (the pane's runs directory),
-    ``_refresh_saved()`` (lists that directory into ``_saved``) and, once built, ``runner`` (a ``JobRunner``
+    ``_refresh_saved()`` (lists that directory into ``_saved``), ``_prepare_saved()`` (its loader) and, once built, ``runner`` (a ``JobRunner``
     whose ``start_button`` is the pane's Start) and optionally ``_runs_compare`` (a ``RunComparison``)."""
 
     _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
@@ -111,7 +113,68 @@ class WorkerPaneMixin:
             compare.set_runs(paths)
         self._sync_load()
 
-    # ------------------------------------------------------------------ Load
+    # ------------------------------------------------------------------ Load (on the pane's Job)
+    _loaded_ok = False  # the last load drew its run
+    _loaded = None  # what the loading job prepared, until the pane shows it
+    _loading = ""  # the name of the run a loading job reads
+
+    def _prepare_saved(self):
+        """The pane's ``prepare_saved_run(path, results, progress, control) -> dict``: reads a run's files and
+        builds its frames, off the event loop (a module function of the pane: no widget is touched)."""
+        raise NotImplementedError
+
+    def _on_loaded(self, prepared: dict) -> None:
+        """On the event loop, when the loading job is done: keep what it prepared; the pane shows it in its
+        ``_after_end``, once the runner has given the controls back (a pane may draw here already)."""
+        self._loaded = prepared
+
+    @guard("loading the run", default=False)
+    def load(self, path, wait: bool | None = None) -> bool:
+        """Show a saved run and put its settings back into the controls (not while a run is going on).  Only a
+        run the Saved-runs select lists (from this pane's runs directory) is read; anything else is refused.
+
+        Reading its files and building its frames runs on the pane's ``Job`` (a thread), the status line saying
+        "loading": the page stays usable and Stop works; a run over the ``run_bytes`` limit is refused in one
+        line.  ``wait``: block until it is drawn (default: outside a server, where no periodic callback would)."""
+        if not path or self.runner.busy:
+            return False
+        listed = self._listed_run(path)
+        results, prepare = self.results, self._prepare_saved()
+        self._error.visible = False
+        self._release_unrecorded()
+        self._loaded_ok, self._loaded = False, None
+        self._loading = Path(listed).name
+        job = Job.function(lambda progress, control: prepare(listed, results, progress, control), name="load")
+        if not self.runner.start(job, verb="loading", unit=None, final_status=False):
+            return False
+        if wait if wait is not None else pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            job.join(None)
+            self.runner.poll()
+            return self._loaded_ok
+        return True
+
+    def _load_message(self, kind: str, msg: dict) -> bool:
+        """The end of a loading job (its ``done``/``failed`` message): says a failed or stopped load on the status
+        line, hands a prepared run to ``_on_loaded``.  False: not a loading job's end (the pane handles it)."""
+        job = self.runner.job
+        if kind not in ("done", "failed") or job is None or job.name != "load":
+            return False
+        self._loaded_ok = False
+        if kind == "failed":
+            self._status.object = "**idle** · loading the run failed"
+        elif msg.get("status") == "stopped" or msg.get("result") is None:
+            self._status.object = "**idle** · loading stopped"
+        else:
+            self._on_loaded(msg["result"])
+        return True
+
+    def _load_detail(self) -> str | None:
+        """The line under the status while a loading job reads its run ("" once it ended); None: no loading job."""
+        job = self.runner.job
+        if job is None or job.name != "load":
+            return None
+        return f"loading `{self._loading}` …" if self.runner.running else ""
+
     def _watch_load(self) -> None:
         """Keep Load's state in line with the selection and the runner (call once the runner exists)."""
         self._saved.param.watch(lambda e: self._sync_load(), "value")

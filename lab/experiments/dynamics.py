@@ -95,6 +95,41 @@ def results_dir(directory=None):
     return _dir(directory)
 
 
+# ------------------------------------------------------------------------------------------ what a pane reads
+# The Training dynamics pane reaches the science only through this module (issue 26: panes go through the
+# families' declarations).
+
+def list_runs(directory=None, trained_only: bool = False) -> list:
+    """Saved dynamics runs in ``directory``'s runs folder, newest first (``trained_only``: leave out runs stopped
+    before their first step)."""
+    from ..dynamics.store import list_runs as runs
+
+    return runs(directory, trained_only=trained_only)
+
+
+def default_group(experiment: str) -> str:
+    """The group an experiment builds when none is given ("" when it takes none)."""
+    from ..dynamics.experiments import DEFAULT_GROUPS
+
+    return DEFAULT_GROUPS.get(experiment, "")
+
+
+def default_rep(experiment: str) -> str:
+    """The representation an experiment builds when none is given ("" when it takes none)."""
+    import inspect
+
+    from ..dynamics.experiments import BUILDERS
+
+    p = inspect.signature(BUILDERS[experiment]).parameters.get("rep")
+    return p.default if p is not None and isinstance(p.default, str) else ""
+
+
+def per_layer(records: list[dict]):
+    """A table of the latest step's numbers per strategy and layer (``lab.dynamics.metrics.per_layer``)."""
+    from ..dynamics.metrics import per_layer as table
+
+    return table(records)
+
 
 FAMILY = Family(
     name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,

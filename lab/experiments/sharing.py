@@ -222,6 +222,48 @@ def results_dir(directory=None):
     return sharing_dir(directory)
 
 
+# ------------------------------------------------------------------------------------------ what a pane reads
+# The Sharing discovery pane reaches the science only through this module (issue 26: panes go through the
+# families' declarations, so that a change inside lab/sharing/ stays behind one seam).
+
+def list_runs(directory=None, trained_only: bool = False) -> list:
+    """Saved sharing and msr runs in ``directory``'s runs folder, newest first (``trained_only``: leave out runs
+    stopped before their first step)."""
+    from ..sharing.store import list_sharing
+
+    return list_sharing(directory, trained_only=trained_only)
+
+
+def weight_shape(config: SharingConfig, seed: int | None = None) -> tuple[int, int]:
+    """The shape of the weight matrix W whose entries the task of ``config`` partitions (for drawing W)."""
+    from ..sharing.tasks import weight_shape as shape
+
+    return shape(make_task(config, config.seed if seed is None else seed))
+
+
+def best_step(history):
+    """The step of a method-1 history with the least partition distance, and that distance (``None``: none)."""
+    from ..sharing.partition import best_step as best
+
+    return best(history)
+
+
+def read_snapshot(A, gt, snapped=None):
+    """What a snapshot of A reads as against the true partition ``gt``: the matrix scored, its distance and block
+    count (``lab.sharing.partition.read_snapshot``)."""
+    from ..sharing.partition import read_snapshot as read
+
+    return read(A, gt, snapped)
+
+
+def snapped_matrix(A, labels=None):
+    """The 0/1 matrix of a hard partition in the columns of A: A's argmax per row, or ``labels`` (the run's
+    final, possibly merged partition) (``lab.sharing.partition.snapped_matrix``)."""
+    from ..sharing.partition import snapped_matrix as snapped
+
+    return snapped(A, labels)
+
+
 FAMILY = Family(
     name="sharing", title="Sharing discovery", config=SharingConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
