@@ -144,15 +144,14 @@ def _until_running(job, tick, seconds_limit=300.0):
         raise RuntimeError(f"the job did not start training: {job.state} {job.final}")
 
 
-def _headless(args, process: bool, threads: int | None) -> dict:
-    """The job alone; its messages drained every 200 ms.  Returns steps/s over ``args.seconds`` of training."""
-    from lab.jobs import Job
-
-    job = Job("dynamics", _training_config(args), process=process, threads=threads).start()
+def _headless_job(job, args, period: float) -> dict:
+    """``job`` alone, its messages drained every ``period`` seconds (its pane's period): steps/s over
+    ``args.seconds`` of training."""
+    job.start()
 
     def tick():
         job.drain()
-        time.sleep(0.2)
+        time.sleep(period)
 
     try:
         _until_running(job, tick)
@@ -165,8 +164,52 @@ def _headless(args, process: bool, threads: int | None) -> dict:
         job.join(60)
 
 
+def _pane_job(pane, draw: str, args, period: float) -> dict:
+    """``pane`` attached to a Document and started, polled every ``period`` seconds like the server's periodic
+    callback (a Tornado PeriodicCallback: fixed period, missed ticks skipped), its ``draw`` method timed:
+    redraws/s, the median draw and steps/s over ``args.seconds`` of training."""
+    pane.__panel__().get_root(Document())
+    costs, original = [], getattr(pane, draw)
+
+    def timed(*a, **kw):
+        t = time.perf_counter()
+        original(*a, **kw)
+        costs.append(time.perf_counter() - t)
+
+    setattr(pane, draw, timed)
+    next_tick = [time.monotonic()]
+
+    def tick():
+        pane.poll()
+        next_tick[0] += period
+        now = time.monotonic()
+        if next_tick[0] < now:
+            next_tick[0] = now
+        time.sleep(next_tick[0] - now)
+
+    if not pane.start():
+        raise RuntimeError(pane._error.object)
+    job = pane.runner.job
+    _until_running(job, tick)
+    t0, frames0, costs0 = time.monotonic(), len(pane.frames), len(costs)
+    while time.monotonic() - t0 < args.seconds:
+        tick()
+    span = time.monotonic() - t0
+    row = {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": (len(pane.frames) - frames0) / span,
+           "draw_ms": 1000 * statistics.median(costs[costs0:]) if costs[costs0:] else None}
+    pane.stop(wait=True, timeout=60)
+    return row
+
+
+def _headless(args, process: bool, threads: int | None) -> dict:
+    """The training job alone, drained every 200 ms."""
+    from lab.jobs import Job
+
+    return _headless_job(Job("dynamics", _training_config(args), process=process, threads=threads), args, 0.2)
+
+
 def _with_pane(args, process: bool, threads: int | None, every_tick: bool, results: str) -> dict:
-    """The pane attached to a Document, polled every PERIOD_MS like the server's periodic callback."""
+    """The Training dynamics pane, polled every PERIOD_MS."""
     from lab.dashboard import training_dynamics as td
     from lab.dashboard.runner import PERIOD_MS
 
@@ -180,42 +223,31 @@ def _with_pane(args, process: bool, threads: int | None, every_tick: bool, resul
         pane = td.TrainingDynamics(results=results, worker=mode)
         pane.param.update(experiment=cfg.experiment)
         pane.param.update(runs=cfg.runs, strategies=list(cfg.strategies), steps=cfg.steps, device=cfg.device)
-        pane.__panel__().get_root(Document())
-        costs = []
-        redraw = pane._redraw
-
-        def timed_redraw(*args, **kwargs):
-            t = time.perf_counter()
-            redraw(*args, **kwargs)
-            costs.append(time.perf_counter() - t)
-
-        pane._redraw = timed_redraw
-        period = PERIOD_MS / 1000
-        next_tick = [time.monotonic()]
-
-        def tick():  # a Tornado PeriodicCallback: fixed period, missed ticks skipped
-            pane.poll()
-            next_tick[0] += period
-            now = time.monotonic()
-            if next_tick[0] < now:
-                next_tick[0] = now
-            time.sleep(next_tick[0] - now)
-
-        if not pane.start():
-            raise RuntimeError(pane._error.object)
-        job = pane.runner.job
-        _until_running(job, tick)
-        t0, frames0, costs0 = time.monotonic(), len(pane.frames), len(costs)
-        while time.monotonic() - t0 < args.seconds:
-            tick()
-        span = time.monotonic() - t0
-        row = {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": (len(pane.frames) - frames0) / span,
-               "draw_ms": 1000 * statistics.median(costs[costs0:]) if costs[costs0:] else None}
-        pane.stop(wait=True, timeout=60)
-        return row
+        return _pane_job(pane, "_redraw", args, PERIOD_MS / 1000)
     finally:
         td.REDRAW_SECONDS.update(saved[0])
         td.WORKER_THREADS = saved[1]
+
+
+def _medians(samples: dict, is_pane, row_of, title: str) -> list[dict]:
+    """The table of medians over rounds, one line per way (``samples``: way -> its rounds' rows); a pane's line
+    is judged against the targets.  ``row_of(way, medians, rounds)``: the JSON row (with ``job`` and ``pane``)."""
+    rows = []
+    print(f"\n{'job':<16} {'pane':<17} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  {title}")
+    for way, got in samples.items():
+        med = {k: (statistics.median([g[k] for g in got]) if got[0][k] is not None else None)
+               for k in ("steps_per_s", "redraws_per_s", "draw_ms", "slowdown")}
+        row = row_of(way, med, got)
+        pane = is_pane(way)
+        if pane:
+            row["ok"] = med["redraws_per_s"] >= REDRAW_TARGET and med["slowdown"] < SLOWDOWN_TARGET
+        rows.append(row)
+        red = f"{med['redraws_per_s']:9.2f}" if pane else f"{'-':>9}"
+        draw = f"{med['draw_ms']:8.0f}" if pane and med["draw_ms"] is not None else f"{'-':>8}"
+        slow = f"{100 * med['slowdown']:+8.1f}%" if pane else f"{'-':>9}"
+        verdict = "" if not pane else ("  OK" if row["ok"] else "  MISSED")
+        print(f"{row['job']:<16} {row['pane']:<17} {red} {draw} {med['steps_per_s']:8.2f} {slow}{verdict}")
+    return rows
 
 
 STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
@@ -332,22 +364,12 @@ def training_part(args) -> list[dict]:
     print(f"\nthe cost of one live frame as the history grows ({args.runs} runs x {len(STRATEGIES)} strategies):")
     rows = [dict(job="frame cost", **r) for r in frame_costs(args)]
     torch.set_num_threads(default_threads)
-    print(f"\n{'job':<16} {'pane':<17} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
-          f"over {args.rounds} rounds of {args.seconds:g} s; {args.experiment}, {args.runs} runs, cpu, "
-          f"{os.cpu_count()} cores)")
-    for way, got in samples.items():
-        med = {k: (statistics.median([g[k] for g in got]) if got[0][k] is not None else None)
-               for k in ("steps_per_s", "redraws_per_s", "draw_ms", "slowdown")}
-        row = dict(job=way[0], process=way[1], threads=way[2], pane=name(way), **med, rounds=got,
-                   experiment=args.experiment, runs=args.runs, seconds=args.seconds)
-        if way[3]:
-            row["ok"] = med["redraws_per_s"] >= REDRAW_TARGET and med["slowdown"] < SLOWDOWN_TARGET
-        rows.append(row)
-        red = f"{med['redraws_per_s']:9.2f}" if way[3] else f"{'-':>9}"
-        draw = f"{med['draw_ms']:8.0f}" if way[3] and med["draw_ms"] is not None else f"{'-':>8}"
-        slow = f"{100 * med['slowdown']:+8.1f}%" if way[3] else f"{'-':>9}"
-        verdict = "" if not way[3] else ("  OK" if row["ok"] else "  MISSED")
-        print(f"{way[0]:<16} {name(way):<17} {red} {draw} {med['steps_per_s']:8.2f} {slow}{verdict}")
+    rows += _medians(samples, lambda way: way[3],
+                     lambda way, med, got: dict(job=way[0], process=way[1], threads=way[2], pane=name(way), **med,
+                                                rounds=got, experiment=args.experiment, runs=args.runs,
+                                                seconds=args.seconds),
+                     f"(medians over {args.rounds} rounds of {args.seconds:g} s; {args.experiment}, {args.runs} "
+                     f"runs, cpu, {os.cpu_count()} cores)")
     return rows
 
 
@@ -358,29 +380,16 @@ def _sharing_config(args):
 
 
 def _sharing_headless(args, process: bool) -> dict:
-    """A sharing job alone, its messages drained every 150 ms (the pane's period): steps/s over ``seconds``."""
+    """A sharing job alone, drained every FRAME_MS (the pane's period)."""
     from lab.dashboard.sharing_discovery import FRAME_MS
     from lab.jobs import Job
 
-    job = Job("sharing", _sharing_config(args), process=process, threads=args.threads).start()
-
-    def tick():
-        job.drain()
-        time.sleep(FRAME_MS / 1000)
-
-    try:
-        _until_running(job, tick)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < args.seconds:
-            tick()
-        return {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": None, "draw_ms": None}
-    finally:
-        job.stop()
-        job.join(60)
+    job = Job("sharing", _sharing_config(args), process=process, threads=args.threads)
+    return _headless_job(job, args, FRAME_MS / 1000)
 
 
 def _sharing_pane(args, process: bool, results: str) -> dict:
-    """The Sharing discovery pane attached to a Document, polled every FRAME_MS (its periodic callback)."""
+    """The Sharing discovery pane, polled every FRAME_MS (its periodic callback)."""
     from lab.dashboard import sharing_discovery as sd
 
     saved = sd.WORKER_THREADS
@@ -389,40 +398,8 @@ def _sharing_pane(args, process: bool, results: str) -> dict:
         cfg = _sharing_config(args)
         pane = sd.SharingDiscovery(results=results, task=cfg.task, worker="process" if process else "thread")
         pane.param.update(steps=cfg.steps)
-        pane.__panel__().get_root(Document())
-        costs = []
-        send = pane._send
-
-        def timed_send(*a, **kw):
-            t = time.perf_counter()
-            send(*a, **kw)
-            costs.append(time.perf_counter() - t)
-
-        pane._send = timed_send
-        period = sd.FRAME_MS / 1000
-        next_tick = [time.monotonic()]
-
-        def tick():
-            pane.poll()
-            next_tick[0] += period
-            now = time.monotonic()
-            if next_tick[0] < now:
-                next_tick[0] = now
-            time.sleep(next_tick[0] - now)
-
-        if not pane.start():
-            raise RuntimeError(pane._error.object)
-        job = pane.runner.job
-        _until_running(job, tick)
-        t0, frames0, costs0 = time.monotonic(), len(pane.frames), len(costs)
-        while time.monotonic() - t0 < args.seconds:
-            tick()
-        span = time.monotonic() - t0
-        row = {"steps_per_s": job.rate, "steps": job.done, "redraws_per_s": (len(pane.frames) - frames0) / span,
-               "draw_ms": 1000 * statistics.median(costs[costs0:]) if costs[costs0:] else None,
-               "points": len(pane.history)}
-        pane.stop(wait=True, timeout=60)
-        return row
+        row = _pane_job(pane, "_send", args, sd.FRAME_MS / 1000)
+        return dict(row, points=len(pane.history))
     finally:
         sd.WORKER_THREADS = saved
 
@@ -444,23 +421,10 @@ def sharing_part(args) -> list[dict]:
                   f"{row['steps_per_s']:7.1f} steps/s"
                   + (f"  {row['redraws_per_s']:5.2f} redraws/s  draw {row['draw_ms'] or float('nan'):6.1f} ms  "
                      f"slowdown {100 * row['slowdown']:+5.1f} %" if pane else ""), flush=True)
-    rows = []
-    print(f"\n{'job':<16} {'pane':<9} {'redraws/s':>9} {'draw ms':>8} {'steps/s':>8} {'slowdown':>9}  (medians "
-          f"over {args.rounds} rounds of {args.seconds:g} s; sharing {args.sharing_task}, cpu)")
-    for way, got in samples.items():
-        med = {k: (statistics.median([g[k] for g in got]) if got[0][k] is not None else None)
-               for k in ("steps_per_s", "redraws_per_s", "draw_ms", "slowdown")}
-        row = dict(job=f"sharing, {way[0]}", pane="pane" if way[2] else "headless", **med, rounds=got,
-                   task=args.sharing_task, seconds=args.seconds)
-        if way[2]:
-            row["ok"] = med["redraws_per_s"] >= REDRAW_TARGET and med["slowdown"] < SLOWDOWN_TARGET
-        rows.append(row)
-        red = f"{med['redraws_per_s']:9.2f}" if way[2] else f"{'-':>9}"
-        draw = f"{med['draw_ms']:8.0f}" if way[2] and med["draw_ms"] is not None else f"{'-':>8}"
-        slow = f"{100 * med['slowdown']:+8.1f}%" if way[2] else f"{'-':>9}"
-        verdict = "" if not way[2] else ("  OK" if row["ok"] else "  MISSED")
-        print(f"{row['job']:<16} {row['pane']:<9} {red} {draw} {med['steps_per_s']:8.1f} {slow}{verdict}")
-    return rows
+    return _medians(samples, lambda way: way[2],
+                    lambda way, med, got: dict(job=f"sharing, {way[0]}", pane="pane" if way[2] else "headless",
+                                               **med, rounds=got, task=args.sharing_task, seconds=args.seconds),
+                    f"(medians over {args.rounds} rounds of {args.seconds:g} s; sharing {args.sharing_task}, cpu)")
 
 
 def main(argv=None):

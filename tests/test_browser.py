@@ -113,6 +113,29 @@ def _live(page, plot: str, group: str) -> dict:
     }}""")
 
 
+def _stream_polls(page, plot: str, group: str, status_css: str, until, what: str, polls: int = 2, check=None):
+    """Poll a live plot while its run trains until ``until(status text)``; then the streaming contract: the curve
+    got new points over at least ``polls`` polls, points only ever arrived, and one Bokeh figure held them all
+    (streamed, never rebuilt).  ``check(status text)`` runs at every poll.  Returns the finished curve."""
+    seen = []  # (figure id, points of the curve) while the run trains
+
+    def polled():
+        text = _shown_text(page, status_css)
+        if check is not None:
+            check(text)
+        live = _live(page, plot, group)
+        if live is not None and "training" in text and live["x"]:
+            seen.append((live["id"], len(live["x"])))
+        return until(text, seen)
+
+    wait_until(polled, what, page)
+    assert len({n for _, n in seen}) >= polls, f"the {plot} plot got new points over too few polls: {seen}"
+    assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
+    final = _live(page, plot, group)
+    assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
+    return final
+
+
 def _large_saved_run(root, runs=20, steps=2500, seed=7):
     """A saved dynamics run as ``lab.dynamics.store`` writes one, with ``runs`` × 4 strategies × ``steps``
     "total" rows (no training needed): the largest run these tests load."""
@@ -167,28 +190,11 @@ def test_training_dynamics_in_chromium(tmp_path, monkeypatch):
             status = page.locator(".dyn-status")
             expect(status).to_contain_text("step")
 
-            def step():
-                text = page.locator(".dyn-status p").first.inner_text()
-                return int(text.split("step ")[1].split("/")[0]) if "step " in text else -1
-
-            seen = []  # (figure id, points of the drift plot's Nom median) while the run trains
-
-            def status_text() -> str:
-                return _shown_text(page, ".dyn-status")
-
-            def streamed():
-                live = _live(page, "drift-nom", "nom")
-                if live is not None and "training" in status_text():
-                    seen.append((live["id"], len(live["x"])))
-                return len({n for _, n in seen}) >= 3 or "finished" in status_text()
-
-            wait_until(streamed, "the drift plot to receive points while the run trains", page)
+            _stream_polls(page, "drift-nom", "nom", ".dyn-status", polls=3,
+                          until=lambda text, seen: len({n for _, n in seen}) >= 3 or "finished" in text,
+                          what="the drift plot to receive points while the run trains")
             expect(status).to_contain_text("finished")
             expect(status).to_contain_text("step 400/400")
-            assert len({n for _, n in seen}) >= 3, f"the drift plot got new points over too few polls: {seen}"
-            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
-            final = _live(page, "drift-nom", "nom")
-            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh model all along: streamed, not rebuilt
             loss = _live(page, "loss", "aug")
             assert loss["x"] == [float(s) for s in range(401)]  # the finished plot holds every step
             expect(page.locator(".dyn-drift canvas").first).to_be_visible()
@@ -258,21 +264,10 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             page.get_by_text("Sharing discovery").click()
             page.locator(".shr-start button").click()
             status = page.locator(".shr-status")
-            seen = []
-
-            def streamed():
-                live = _live(page, "shr-penalties", "partition_distance")
-                text = _shown_text(page, ".shr-status")
-                if live is not None and "training" in text:
-                    seen.append((live["id"], len(live["x"])))
-                return "final partition distance" in text
-
-            wait_until(streamed, "the sharing run to stream its curves and end", page)
+            final = _stream_polls(page, "shr-penalties", "partition_distance", ".shr-status",
+                                  until=lambda text, seen: "final partition distance" in text,
+                                  what="the sharing run to stream its curves and end")
             expect(status).to_contain_text("final partition distance 0")
-            assert len({n for _, n in seen}) >= 2, f"the penalties plot got new points over too few polls: {seen}"
-            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
-            final = _live(page, "shr-penalties", "partition_distance")
-            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
             assert final["x"][0] == 0.0 and final["x"][-1] == 1000.0 and final["y"][-1] == 0.0
             expect(page.locator(".shr-reading")).to_contain_text("partition distance 0")  # beside the pictures
             expect(page.locator(".shr-weights canvas").first).to_be_visible()
@@ -302,22 +297,14 @@ def test_sharing_discovery_loss_curve_streams_and_its_run_loads_in_chromium(tmp_
             box.fill("2000")
             box.press("Tab")
             page.locator(".shr-start button").click()
-            seen = []  # (figure id, points of the upper loss curve) while it learns
 
-            def streamed():
-                live = _live(page, "shr-losses", "upper")
-                text = _shown_text(page, ".shr-status")
+            def said_once(text):
                 assert text.count("step ") <= 1, text  # the step is never said twice
-                if live is not None and "training" in text and live["x"]:
-                    seen.append((live["id"], len(live["x"])))
-                return "final partition distance" in text
 
-            wait_until(streamed, "the Gaussian run to stream its loss curve and end", page)
+            final = _stream_polls(page, "shr-losses", "upper", ".shr-status", check=said_once,
+                                  until=lambda text, seen: "final partition distance" in text,
+                                  what="the Gaussian run to stream its loss curve and end")
             assert _shown_text(page, ".shr-status").count("step 2000") == 1
-            assert len({n for _, n in seen}) >= 2, f"the loss plot got new points over too few polls: {seen}"
-            assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
-            final = _live(page, "shr-losses", "upper")
-            assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
             (run,) = list((tmp_path / "sharing").iterdir())
             history = pd.read_csv(run / "history.csv")
             steps = [float(s) for s in history.step]

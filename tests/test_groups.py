@@ -1,4 +1,5 @@
 """Groups: orders against known values, sampled elements lie in the group, parsing of group text."""
+import itertools
 import math
 
 import numpy as np
@@ -6,7 +7,8 @@ import pytest
 import scipy.linalg
 
 from lab import (C, D, GCNN, O, O13, SO, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm, Group,
-                 GroupError, ParseError, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group)
+                 GroupError, ParseError, RubiksCube, S, Sp, Trivial, Z, group_catalog, parse_group, parse_rep)
+from lab.groups import GL, SL
 
 
 @pytest.mark.parametrize("group, order", [
@@ -48,10 +50,15 @@ def _is_in(group_name, g):
         return np.allclose(g.conj().T @ g, np.eye(len(g)))
     if group_name.startswith("SU("):
         return np.allclose(g.conj().T @ g, np.eye(len(g))) and np.isclose(np.linalg.det(g), 1)
+    if group_name.startswith("SL("):
+        return np.isrealobj(g) and np.isclose(np.linalg.det(g), 1)
+    if group_name.startswith("GL("):
+        return np.isrealobj(g) and abs(np.linalg.det(g)) > 1e-6
     raise AssertionError(group_name)
 
 
-@pytest.mark.parametrize("group", [SO(3), SO(4), O(3), SO13p(), SO13(), O13(), Sp(2), U(3), SU(2), SU(3)])
+@pytest.mark.parametrize("group", [SO(3), SO(4), O(3), SO13p(), SO13(), O13(), Sp(2), U(3), SU(2), SU(3),
+                                   SL(2), SL(3), GL(1), GL(3)])
 def test_lie_group_samples_and_algebra_are_in_the_group(group, rng):
     for g in group.sample(5, rng=rng):
         assert _is_in(group.name, g)
@@ -124,7 +131,7 @@ def test_parse_group_text():
 def test_catalog_lists_every_group():
     names = [sig.split("(")[0] for sig, _ in group_catalog()]
     for required in ["Trivial", "Z", "S", "Alt", "DihedralPerm", "C4Grid", "GCNN", "Cube", "RubiksCube",
-                     "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "U", "SU"]:
+                     "C", "D", "SO", "O", "SO13p", "SO13", "O13", "Sp", "SL", "GL", "U", "SU"]:
         assert required in names
     assert all(desc for _, desc in group_catalog())
 
@@ -167,3 +174,86 @@ def test_direct_products_keep_signed_permutations_without_matrices():
     assert H.num_lie == 1 and H.num_discrete == 1 and not H.is_signed_permutation
     assert np.allclose(H.discrete[0], np.kron(np.eye(2), C(4).discrete[0]))
     assert (S(2) * S(2) * S(2)).order() == 8
+
+
+# ---------------------------------------------------------------------------------------------- SL(n), GL(n)
+def test_linear_groups_parse_and_are_not_orthogonal(rng):
+    """SL(n), GL(n) are real but not orthogonal: V* (inv(g)^T) differs from V, so T(1,1) is not T(2)."""
+    assert parse_group("SL(3)") == SL(3) and parse_group("GL(2)") == GL(2) and parse_group("GL(2)*SL(2)").d == 4
+    with pytest.raises(GroupError):
+        parse_group("SL(1)")  # trivial: Trivial(1)
+    assert GL(1).num_lie == 1 and GL(1).num_discrete == 1  # R^* = exp(R) and -1
+    for G, dim in [(SL(2), 3), (SL(4), 15), (GL(3), 9)]:
+        assert G.num_lie == dim and not G.is_complex
+        assert not G.is_orthogonal and not G.is_unitary
+        assert np.allclose([np.trace(A) for A in G.lie], 0) == isinstance(G, SL)
+        g = G.sample(rng=rng)
+        mixed, twice = parse_rep("T(1,1)", G), parse_rep("T(2)", G)
+        assert np.allclose(mixed.rho(g), np.kron(g, np.linalg.inv(g).T))
+        assert np.allclose(twice.rho(g), np.kron(g, g)) and not np.allclose(mixed.rho(g), twice.rho(g))
+    assert GL(2).discrete[0].tolist() == [[-1.0, 0.0], [0.0, 1.0]]
+
+
+def test_linear_group_samples_are_in_the_group_and_well_conditioned(rng):
+    """det 1 (SL) or both signs of det (GL: both components), and condition numbers a float32 check of a
+    network on T(3) can live with (the sampler bounds them by its stretch, see lab.groups.matrix)."""
+    sl, gl = SL(5).sample(100, rng=rng), GL(5).sample(100, rng=rng)
+    assert np.allclose(np.linalg.det(sl), 1, atol=1e-10)
+    assert set(np.sign(np.linalg.det(gl)).astype(int)) == {-1, 1}
+    assert np.linalg.cond(sl).max() < 100 and np.linalg.cond(gl).max() < 100
+    assert np.linalg.cond(sl).max() > 1.5  # not only rotations
+    assert not np.allclose(np.abs(np.linalg.det(gl)), 1)  # GL stretches volumes too
+
+
+def _permutation_tensors(n, k):
+    """The k! tensors delta_{i1 j_s(1)} ... delta_{ik j_s(k)} of T(k,k) (V^k first, then V*^k), flattened."""
+    out = []
+    for sigma in itertools.permutations(range(k)):
+        t = np.zeros((n,) * (2 * k))
+        for idx in itertools.product(range(n), repeat=k):
+            t[idx + tuple(idx[sigma.index(a)] for a in range(k))] = 1.0  # j_{s(a)} = i_a
+        out.append(t.ravel())
+    return np.array(out)
+
+
+def _levi_civita(n):
+    eps = np.zeros((n,) * n)
+    for p in itertools.permutations(range(n)):
+        eps[p] = np.linalg.det(np.eye(n)[list(p)])
+    return eps.ravel()[None]
+
+
+@pytest.mark.parametrize("group, rep, known, solvers", [
+    (GL(3), "T(1,1)", 1, ["dense", "krylov", "subgroup"]), (GL(3), "V >> V", 1, ["dense", "krylov", "auto"]),
+    (GL(3), "T(2,2)", 2, ["dense", "krylov", "subgroup"]), (GL(3), "T(3,3)", 3, ["subgroup", "auto"]),
+    (SL(3), "T(2,2)", 2, ["dense", "krylov"]), (SL(3), "T(3,3)", 3, ["dense", "subgroup"]),
+    (SL(3), "V >> V", 1, ["dense", "krylov", "auto"]), (GL(1), "V >> V", 1, ["dense", "subgroup"]),
+    (SL(2), "T(2)", "eps", ["dense", "krylov", "subgroup"]), (SL(2), "T(0,2)", "eps", ["dense", "krylov"]),
+    (SL(3), "T(3)", "eps", ["dense", "krylov", "subgroup"]), (SL(3), "T(0,3)", "eps", ["dense", "subgroup"]),
+])
+def test_linear_group_invariants_are_the_known_tensors(group, rep, known, solvers, rng):
+    """Invariants known without a solver: the k! permutation tensors of T(k,k) (``known`` = k <= n, Schur-Weyl;
+    V >> V: the identity), for SL also the Levi-Civita symbol in T(n) and T(0,n).  Each is checked invariant
+    under sampled elements (so the index layout is the one the reps use), and every solver's basis must have
+    exactly their number of elements and contain them."""
+    r = parse_rep(rep, group)
+    tensors = _levi_civita(group.d) if known == "eps" else _permutation_tensors(group.d, known)
+    assert len(tensors) == (1 if known == "eps" else math.factorial(known))
+    for g in group.sample(3, rng=rng):
+        assert np.allclose(tensors @ r.rho(g).T, tensors)
+    for solver in solvers:
+        Q = np.asarray(r.solve(solver=solver, cache=False).Q)
+        assert Q.shape[1] == len(tensors), solver
+        residual = tensors.T - Q @ (Q.conj().T @ tensors.T)  # the known tensors lie in the solved space
+        assert np.abs(residual).max() < 1e-6, solver
+
+
+@pytest.mark.parametrize("group", [GL(2), GL(3), SL(3)])
+def test_linear_group_has_no_invariants_off_the_diagonal_p_q(group):
+    """Nothing is invariant in T(p,q) for p != q: the scalars t*I of GL act as t^(p-q); SL(n, R) is connected, so
+    its invariants are those of sl(n) and of SL(n, C), whose centre w*I (w^n = 1) acts as w^(p-q), and n does
+    not divide p - q here."""
+    for rep in ["V", "T(0,1)", "T(2)", "T(0,2)", "T(2,1)", "T(1,2)", "T(3,1)"]:
+        r = parse_rep(rep, group)
+        for solver in ["dense", "krylov"]:
+            assert r.solve(solver=solver, cache=False).rank == 0, (rep, solver)

@@ -6,13 +6,13 @@ import inspect
 from ..errors import GroupError
 from ..text import TokenStream
 from .base import DirectProduct, Footprint, Group
-from .matrix import SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
+from .matrix import GL, SL, SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
     for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, Cube, RubiksCube,
-                C, D, SO, O, SO13p, SO13, O13, Sp, U, SU)
+                C, D, SO, O, SO13p, SO13, O13, Sp, SL, GL, U, SU)
 }
 
 __all__ = ["Group", "DirectProduct", "Footprint", "GROUPS", "parse_group", "group_footprint", "max_size",

@@ -232,6 +232,117 @@ class Sp(Group):
         return _signed_perm_group(mats, m, f"signed-perms-in-Sp({n})")
 
 
+def _linear_algebra(n: int, traceless: bool) -> np.ndarray:
+    """gl(n): the matrix units E_ij; sl(n): E_ij for i != j and E_ii - E_(i+1)(i+1) (trace zero)."""
+    mats = []
+    for i in range(n):
+        for j in range(n):
+            if i != j or not traceless:
+                E = np.zeros((n, n))
+                E[i, j] = 1.0
+                mats.append(E)
+    if traceless:
+        for i in range(n - 1):
+            H = np.zeros((n, n))
+            H[i, i], H[i + 1, i + 1] = 1.0, -1.0
+            mats.append(H)
+    return np.stack(mats) if mats else np.zeros((0, n, n))
+
+
+def _sample_linear(rng, n: int, special: bool, reflect: bool) -> np.ndarray:
+    """``R1 diag(exp(s)) R2`` with R1, R2 Haar rotations and s_i ~ N(0, 1/4) (the scale of the generic Lie
+    sampling), s centred for SL.  Every element of GL+(n) is of this form (singular value decomposition), and
+    the condition number is exp(max s - min s) by construction (about 3 for n = 5): ``exp`` of a random
+    element of gl(n) is not normal, and its condition number grows much faster with n, which float32
+    equivariance checks of networks on T(k) (condition number to the power k) would feel.  ``reflect``: R1 is
+    Haar in O(n), reaching both components of GL(n)."""
+    stats = _stats()
+    s = rng.normal(scale=0.5, size=n)
+    if special:
+        s -= s.mean()  # det = exp(sum s) = 1
+    if n == 1:
+        r1 = np.array([[rng.choice([-1.0, 1.0]) if reflect else 1.0]])
+        return r1 * np.exp(s[0])
+    r1 = (stats.ortho_group if reflect else stats.special_ortho_group).rvs(n, random_state=rng)
+    r2 = stats.special_ortho_group.rvs(n, random_state=rng)
+    return (r1 * np.exp(s)) @ r2
+
+
+class SL(Group):
+    """The special linear group SL(n, R) on R^n: the linear maps of determinant 1 (volume and orientation).
+
+    Lie algebra sl(n), the trace-zero matrices: the matrix units ``E_ij`` (i != j, row by row), then
+    ``E_ii - E_(i+1)(i+1)``.  Not orthogonal: V* differs from V (T(1,1) has the identity as invariant,
+    T(2) has none for n > 2), and the Levi-Civita symbol is invariant in T(n) and T(0,n).  Sampling (not Haar,
+    the group is not compact): a Haar rotation, a diagonal stretch of determinant 1 and another rotation.
+
+    >>> G = SL(3)
+    >>> G.num_lie, G.num_discrete, G.is_orthogonal
+    (8, 0, False)
+    >>> G.lie[-1].astype(int).tolist()
+    [[0, 0, 0], [0, 1, 0], [0, 0, -1]]
+    >>> bool(np.isclose(np.linalg.det(G.sample(rng=0)), 1))
+    True
+    """
+
+    description = "special linear group SL(n): linear maps of R^n of determinant 1"
+
+    footprint = staticmethod(lambda n: Footprint(n, 0, 0, n * n - 1))
+
+    def __init__(self, n: int):
+        n = _check_n("SL", n)
+        if n < 2:
+            raise GroupError("SL(n) needs n >= 2 (SL(1) is trivial: use Trivial(1))")
+        super().__init__(lie=_linear_algebra(n, traceless=True), d=n, name=f"SL({n})")
+
+    @property
+    def finite_subgroup(self):
+        """The rotations of the hypercube (signed permutations of determinant 1), as for SO(n)."""
+        n = self.d
+        return _signed_perm_group([_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)], n, f"hyperoctahedral+({n})")
+
+    def _sample_one(self, rng):
+        return _sample_linear(rng, self.d, special=True, reflect=False)
+
+
+class GL(Group):
+    """The general linear group GL(n, R) on R^n: all invertible linear maps, both components.
+
+    Lie algebra gl(n): all n^2 matrix units ``E_ij`` (row by row); one discrete generator, the reflection
+    diag(-1, 1, ..., 1), reaches the maps of negative determinant (as O(n) adds one to SO(n)).  EMLP's ``GL(n)``
+    has no discrete generator, so it is the identity component GL+(n); on tensors T(p, q) the two have the same
+    invariants (only the p == q permutation tensors: the scalars t*I act on T(p, q) as t^(p-q)), they differ on
+    representations such as the sign of the determinant.  Sampling (not Haar): a Haar element of O(n), a
+    diagonal stretch and a Haar rotation.
+
+    >>> G = GL(2)
+    >>> G.num_lie, G.num_discrete, G.is_orthogonal
+    (4, 1, False)
+    >>> sorted({int(np.sign(np.linalg.det(g))) for g in G.sample(20, rng=0)})
+    [-1, 1]
+    """
+
+    description = "general linear group GL(n): all invertible linear maps of R^n"
+
+    footprint = staticmethod(lambda n: Footprint(n, 0, 1, n * n))
+
+    def __init__(self, n: int):
+        n = _check_n("GL", n)
+        refl = np.eye(n)
+        refl[0, 0] = -1
+        super().__init__(discrete=refl[None], lie=_linear_algebra(n, traceless=False), d=n, name=f"GL({n})")
+
+    @property
+    def finite_subgroup(self):
+        """All symmetries of the hypercube (every signed permutation): quarter turns and the reflection."""
+        n = self.d
+        mats = [_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)] + [self.discrete[0]]
+        return _signed_perm_group(mats, n, f"hyperoctahedral({n})")
+
+    def _sample_one(self, rng):
+        return _sample_linear(rng, self.d, special=False, reflect=True)
+
+
 def _unitary_algebra(n: int, traceless: bool) -> np.ndarray:
     mats = []
     for j in range(n):
