@@ -1,0 +1,174 @@
+"""EMLP in torch (``lab.nn``): equivariant for sampled group elements on every group of the EMLP library's test
+suite the lab can express, by that suite's metric and tolerance (scale-adjusted relative error < 1e-4 in float32,
+freshly initialised models), with the suite's ``test_equivariant_matrix`` reps; plus O(5), a product group on mixed
+reps and a user-declared rep.  Every model is checked to be non-degenerate (its output moves with its input), so a
+model that outputs a constant cannot pass for equivariant."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from lab.errors import LabError
+from lab.groups import parse_group
+from lab.nn import (EMLP, MLP, BiLinear, EquivariantLinear, GatedNonlinearity, equivariance_error, gate_indices,
+                    gated, uniform_rep)
+from lab.reps import Scalar, T, V, so3_irrep
+
+TOL = 1e-4  # the EMLP test suite's bound, float32
+
+# the EMLP library's test groups (tests/equivariance_tests.py), those the lab has: ZksZnxZn and SO11p it lacks
+SUITE_GROUPS = ["SO(2)", "SO(3)", "SO(4)", "O(2)", "O(3)", "O(4)", "SU(2)", "SU(3)", "U(2)", "U(3)", "SL(2)", "SL(3)",
+                "GL(2)", "GL(3)", "C(2)", "C(3)", "C(4)", "C(8)", "D(2)", "D(3)", "D(4)", "D(8)", "S(2)", "S(4)", "S(6)",
+                "Z(2)", "Z(4)", "Z(6)", "SO13p()", "SO13()", "O13()", "Sp(1)", "Sp(3)", "Cube()", "RubiksCube()"]
+
+# the suite's test_equivariant_matrix cases
+MATRIX_CASES = [
+    ("SO(3)", T(1) + 2 * T(0), T(1) + T(2) + 2 * T(0) + T(1)),
+    ("SO(3)", 5 * T(0) + 5 * T(1), 3 * T(0) + T(2) + 2 * T(1)),
+    ("SO(3)", 5 * (T(0) + T(1)), 2 * (T(0) + T(1)) + T(2) + T(1)),
+    ("SO(4)", T(1) + 2 * T(2), (T(0) + T(3)) * T(0)),
+    ("SO13p()", T(2) + 4 * T(1, 0) + T(0, 1), 10 * T(0) + 3 * T(1, 0) + 3 * T(0, 1) + T(0, 2) + T(2, 0) + T(1, 1)),
+    ("Sp(2)", (V + 2 * V ** 2) * (V.T + 1 * V).T + V.T, 3 * Scalar + V + V * V.T),
+    ("SU(3)", T(2, 0) + T(1, 1) + T(0) + 2 * T(0, 1), T(1, 1) + V + V.T + T(0) + T(2, 0) + T(0, 2)),
+]
+
+
+def _moves(model, size: int) -> bool:
+    """The model's output changes with its input (not a constant, which is trivially equivariant)."""
+    torch.manual_seed(1)
+    dtype = next(model.parameters()).dtype
+    x1, x2 = torch.randn(8, size), torch.randn(8, size)
+    if dtype.is_complex:
+        x1, x2 = x1 + 1j * torch.randn(8, size), x2 + 1j * torch.randn(8, size)
+    with torch.no_grad():
+        y1, y2 = model(x1), model(x2)
+    return float((y1 - y2).abs().pow(2).mean().sqrt()) > 1e-3 * float(y1.abs().pow(2).mean().sqrt() + 1e-12)
+
+
+@pytest.mark.parametrize("group", SUITE_GROUPS)
+def test_emlp_is_equivariant_on_the_suites_groups(group):
+    """Two EMLP blocks (linear, bilinear with its shortcut, gated nonlinearity) and the output layer, V + Scalar ->
+    V + T(1,1): every group of the suite the lab has."""
+    torch.manual_seed(0)
+    G = parse_group(group)
+    model = EMLP(V + Scalar, V + T(1, 1), G, channels=24, layers=2)
+    assert _moves(model, model.rep_in.size)
+    assert equivariance_error(model, n=5) < TOL
+
+
+@pytest.mark.parametrize("group, rep_in, rep_out", MATRIX_CASES, ids=[c[0] + f"-{i}" for i, c in
+                                                                      enumerate(MATRIX_CASES)])
+def test_layers_and_emlp_are_equivariant_on_the_suites_matrix_cases(group, rep_in, rep_out):
+    torch.manual_seed(0)
+    G = parse_group(group)
+    layer = EquivariantLinear(rep_in, rep_out, G)
+    assert equivariance_error(layer, n=5) < TOL
+    model = EMLP(rep_in, rep_out, G, channels=32, layers=2)
+    assert _moves(model, model.rep_in.size)
+    assert equivariance_error(model, n=5) < TOL
+
+
+def test_emlp_on_o5_a_product_group_and_a_user_rep():
+    torch.manual_seed(0)
+    o5 = EMLP("2*V", "Scalar", parse_group("O(5)"), channels=48, layers=2)
+    assert _moves(o5, 10) and equivariance_error(o5) < TOL
+    G = parse_group("SO(3)*S(4)")  # a product group; V is the 7-dim direct sum of both actions
+    mixed = EMLP(V + 2 * Scalar, T(2) + V, G, channels=40, layers=2)
+    assert _moves(mixed, mixed.rep_in.size) and equivariance_error(mixed) < TOL
+    so3 = parse_group("SO(3)")
+    user = EMLP(so3_irrep(2) + V, so3_irrep(2)(so3) + Scalar, so3, channels=32, layers=2)  # a user-declared irrep
+    assert _moves(user, user.rep_in.size) and equivariance_error(user) < TOL
+
+
+def test_the_metric_has_power():
+    """A model that is not equivariant fails the check by orders of magnitude: the baseline MLP."""
+    torch.manual_seed(0)
+    mlp = MLP("5*Scalar+5*V", "T(2)", parse_group("O(3)"), channels=32, layers=2)
+    assert equivariance_error(mlp) > 1e-2
+    broken = EquivariantLinear("V", "V", parse_group("SO(3)"))
+    with torch.no_grad():  # a dense perturbation of the solved weight
+        broken.weights["w0_0"].add_(1.0)
+    assert equivariance_error(broken) < TOL  # still a multiple of the identity: equivariant
+    dense = torch.nn.Linear(3, 3)
+    dense.rep_in = dense.rep_out = V(parse_group("SO(3)"))
+    assert equivariance_error(dense) > 1e-2
+
+
+def test_the_bilinear_layer_reaches_dot_products():
+    """O(3), 2V -> Scalar: gated nonlinearities alone cannot form x1.x2 (thesis appendix A.1.4): without the
+    bilinear layer the output is a constant; with it, it moves."""
+    torch.manual_seed(0)
+    model = EMLP("2*V", "Scalar", parse_group("O(3)"), channels=24, layers=2)
+    assert _moves(model, 6)
+    for block in model.network[:-1]:
+        block.bilinear.scale = 0.0
+    assert not _moves(model, 6)
+
+
+def test_weights_solve_the_constraint_and_the_bias_is_invariant():
+    """W rho_in(g) = rho_out(g) W and rho_out(g) b = b for sampled g, in float64 (exact up to rounding)."""
+    G = parse_group("SO(3)")
+    layer = EquivariantLinear(Scalar + V + T(2), 2 * Scalar + T(2) + V, G, dtype=torch.float64)
+    W, b = layer.weight().detach().numpy(), layer.bias_vector().detach().numpy()
+    assert np.abs(W).max() > 0.01 and np.abs(b).max() > 0.01
+    for g in G.sample(5, 0):
+        Rin, Rout = layer.rep_in.rho(g), layer.rep_out.rho(g)
+        assert np.allclose(W @ Rin, Rout @ W, atol=1e-12)
+        assert np.allclose(Rout @ b, b, atol=1e-12)
+
+
+def test_layouts_not_sorted_by_type_are_handled():
+    """A rep whose objects interleave (V + Scalar + V) and one made of non-contiguous blocks ((V + V) * V)."""
+    torch.manual_seed(0)
+    G = parse_group("O(3)")
+    for rep_in, rep_out in [(V + Scalar + V, Scalar + T(2) + V), ((V + V) * V, V + Scalar + V)]:
+        layer = EquivariantLinear(rep_in, rep_out, G)
+        assert equivariance_error(layer) < TOL
+        model = EMLP(rep_in, rep_out, G, channels=24, layers=1)
+        assert _moves(model, model.rep_in.size) and equivariance_error(model) < TOL
+
+
+def test_uniform_allocation_is_the_thesis_heuristic():
+    G = parse_group("SO(3)")
+    assert str(uniform_rep(256, G)) == "70*Scalar + 23*V + 7*T(2) + 2*T(3)"  # thesis section 2.5
+    for ch in (1, 7, 64, 384, 1000):
+        assert 0 < uniform_rep(ch, G).size <= ch
+    lorentz = uniform_rep(64, parse_group("SO13p()"))  # not orthogonal: ranks split over T(p, q)
+    assert "V.T" in str(lorentz) and lorentz.size <= 64
+    with pytest.raises(LabError):
+        uniform_rep(0, G)
+
+
+def test_gates_one_per_object_that_needs_one():
+    G = parse_group("SO(3)")
+    rep = (2 * Scalar + V + T(2))(G)
+    assert gated(rep).size == rep.size + 2  # the vector and the matrix get a gate each
+    idx = gate_indices(rep)
+    assert idx[:2].tolist() == [0, 1] and set(idx[2:5]) == {rep.size} and set(idx[5:]) == {rep.size + 1}
+    perm = (V + T(2))(parse_group("S(4)"))  # permutation objects are their own gates (pointwise Swish)
+    assert gated(perm).size == perm.size and gate_indices(perm).tolist() == list(range(perm.size))
+    x = torch.randn(3, gated(rep).size)
+    y = GatedNonlinearity(rep)(x)
+    assert torch.allclose(y[:, 2:5], x[:, 2:5] * torch.sigmoid(x[:, rep.size:rep.size + 1]))
+
+
+def test_bad_input_is_one_clear_error():
+    G = parse_group("SO(3)")
+    layer = EquivariantLinear("V", "V", G)
+    with pytest.raises(LabError, match="3"):
+        layer(torch.randn(2, 4))
+    with pytest.raises(LabError):
+        EquivariantLinear(V(G), V(parse_group("S(3)")))  # reps of two groups
+    with pytest.raises(LabError):
+        EquivariantLinear(V, V)  # no group
+    with pytest.raises(LabError):
+        EMLP("2*W", "Scalar", G)  # not a rep
+
+
+def test_mlp_and_emlp_shapes_and_dtypes():
+    G = parse_group("O(3)")
+    for model in (EMLP("5*Scalar+5*V", "T(2)", G, channels=32, layers=1), MLP("5*Scalar+5*V", "T(2)", G, 32, 2)):
+        out = model(torch.randn(7, 20))
+        assert out.shape == (7, 9) and out.dtype == torch.float32
+    assert BiLinear("V", "V", G)(torch.randn(2, 3)).abs().max() == 0  # no object can act as a map: zero
