@@ -39,7 +39,8 @@ class BiLinear(nn.Module):
         self.dtype = param_dtype(self.group, dtype)
         by_key = {t.factors: t for t in objs_in.types if not t.is_scalar}
         self._terms = []  # (name, a (out type), b (in type), c (map type))
-        self._first_maps = {}
+        self._first_maps, self._slices = {}, {}
+        offsets = objs_in.offsets()
         self.weights = nn.ParameterDict()
         for i, b in enumerate(objs_in.types):
             for j, a in enumerate(objs_out.types):
@@ -49,10 +50,9 @@ class BiLinear(nn.Module):
                 n = min(objs_in.count(c), c.dim)
                 name = f"p{i}_{j}"
                 self._terms.append((name, a, b, c))
-                self.register_buffer(f"xc{name}", torch.as_tensor(objs_in.positions(c)[:n], device=device),
-                                     persistent=False)
-                self.register_buffer(f"xb{name}", torch.as_tensor(objs_in.positions(b), device=device),
-                                     persistent=False)
+                # slices of the input laid out type by type (``RepObjects.order``): views, no gathers
+                self._slices[name] = ((offsets[c], offsets[c] + n * c.dim, n),
+                                      (offsets[b], offsets[b] + objs_in.count(b) * b.dim, objs_in.count(b)))
                 w = torch.randn(objs_out.count(a), objs_in.count(b), n, device=device).to(self.dtype)
                 self.weights[name] = nn.Parameter(w)
                 # two orders of the same contraction (per sample): maps x copies of b first, or weights x copies
@@ -62,6 +62,8 @@ class BiLinear(nn.Module):
         self._out_types = objs_out.types
         self._out_counts = {t: objs_out.count(t) for t in objs_out.types}
         self._in_order = objs_out.in_order
+        self._x_in_order = objs_in.in_order
+        self.register_buffer("order_in", torch.as_tensor(objs_in.order, device=device), persistent=False)
         self.register_buffer("order_out_inv", torch.as_tensor(np.argsort(objs_out.order), device=device),
                              persistent=False)
 
@@ -69,17 +71,22 @@ class BiLinear(nn.Module):
         batch = x.shape[:-1]
         x = x.reshape(-1, x.shape[-1]).to(self.dtype)
         B = x.shape[0]
+        xs = x if self._x_in_order else x[:, self.order_in]  # type by type: every operand below is a view
         per_type: dict = {}
         for name, a, b, c in self._terms:
-            Xc = x[:, getattr(self, f"xc{name}")].reshape(B, -1, a.dim, b.dim)  # (B, n, dim a, dim b): the maps
-            Xb = x[:, getattr(self, f"xb{name}")]  # (B, copies b, dim b)
+            (c0, c1, n), (b0, b1, m_b) = self._slices[name]
+            Xc = xs[:, c0:c1].view(B, n, a.dim, b.dim)  # the maps b -> a
+            Xb = xs[:, b0:b1].view(B, m_b, b.dim)
             w = self.weights[name]  # (copies a, copies b, n)
-            if self._first_maps[name]:
-                Z = torch.einsum("bnpq,bjq->bnjp", Xc, Xb)  # every map applied to every copy of b
-                Y = torch.einsum("ijn,bnjp->bip", w, Z)
-            else:
-                U = torch.einsum("ijn,bjq->binq", w, Xb)  # the weights mix the copies of b first
-                Y = torch.einsum("binq,bnpq->bip", U, Xc)
+            m_a = w.shape[0]
+            if self._first_maps[name]:  # every map applied to every copy of b, then the weights
+                Z = torch.bmm(Xc.reshape(B, n * a.dim, b.dim), Xb.transpose(1, 2))  # (B, n dim a, m_b)
+                Z = Z.view(B, n, a.dim, m_b).permute(0, 2, 3, 1).reshape(B * a.dim, m_b * n)
+                Y = (Z @ w.permute(1, 2, 0).reshape(m_b * n, m_a)).view(B, a.dim, m_a).transpose(1, 2)
+            else:  # the weights mix the copies of b first, then the maps
+                U = Xb.transpose(1, 2).reshape(B * b.dim, m_b) @ w.permute(1, 0, 2).reshape(m_b, m_a * n)
+                U = U.view(B, b.dim, m_a, n).permute(0, 2, 3, 1).reshape(B, m_a, n * b.dim)
+                Y = torch.bmm(U, Xc.permute(0, 1, 3, 2).reshape(B, n * b.dim, a.dim))  # (B, m_a, dim a)
             per_type[a] = per_type[a] + Y if a in per_type else Y
         parts = [per_type[t].reshape(B, -1) if t in per_type else x.new_zeros(B, self._out_counts[t] * t.dim)
                  for t in self._out_types]

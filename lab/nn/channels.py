@@ -11,7 +11,7 @@ library draws it at random; here it is deterministic, so a model is the same eve
 >>> uniform_rep(256, SO(3))
 70*Scalar + 23*V + 7*T(2) + 2*T(3) over SO(3)
 >>> uniform_rep(384, SO(3)).size <= 384, uniform_rep(100, S(5))
-(True, 50*Scalar + 10*V + 2*T(2) over S(5))
+(True, 40*Scalar + 7*V + T(2) over S(5))
 """
 from __future__ import annotations
 

@@ -1,0 +1,197 @@
+"""Benchmark: an EMLP training step against a plain MLP of the same width, and against the EMLP library (issue 27).
+
+    python bench/emlp.py [--emlp /path/to/emlp-venv/bin/python] [--repeats 7] [--batch 500] [--channels 384]
+                         [--layers 3] [--device cpu|cuda] [--out bench/results/emlp.json]
+
+At the thesis's size (3 layers, 384 channels, batch 500; appendix A.1.9) for O(5) ``2*V -> Scalar`` and O(3)
+inertia ``5*Scalar+5*V -> T(2)``: the seconds of one Adam step (forward, backward, update) of ``lab.nn.EMLP`` and of
+a torch MLP of the same width and depth (``lab.nn.MLP``), interleaved in the same run, medians over ``--repeats``
+after warm-up steps; the build time of the EMLP with a warm basis cache (the disk cache filled by a first build,
+the in-process one emptied); and, with ``--emlp``, the same step of the EMLP library (objax, its ``EMLP`` and
+``Adam``, the step jitted; the compile is not timed) in its own venv (jax/jaxlib 0.4.30, numpy<2, optax 0.2.3,
+chex 0.1.86, objax, six; ``TQDM_DISABLE=1``).  Targets: the EMLP step within 2x of the MLP's; a build under 1 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CASES = [  # (name, group, rep in, rep out) -- the EMLP library spells the same reps in its own language
+    ("O(5) 2V -> T0", "O(5)", "2*V", "Scalar"),
+    ("O(3) inertia 5T0+5T1 -> T2", "O(3)", "5*Scalar+5*V", "T(2)"),
+]
+EMLP_SPELLING = {"O(5)": ("O(5)", "2*V", "V**0"), "O(3)": ("O(3)", "5*V**0+5*V", "V**2")}
+STEP_TARGET = 2.0
+BUILD_TARGET = 1.0
+
+
+def _step_seconds(model, x, y, repeats: int, warmup: int = 3) -> list[float]:
+    import torch
+
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = (model(x) - y).abs().pow(2).mean()
+        loss.backward()
+        opt.step()
+        if x.is_cuda:
+            torch.cuda.synchronize()
+
+    for _ in range(warmup):
+        step()
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        step()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def lab_case(group_text, rep_in, rep_out, args) -> dict:
+    import torch
+
+    from lab.groups import parse_group
+    from lab.nn import EMLP, MLP
+    from lab.nn import basis as nn_basis
+
+    G = parse_group(group_text)
+    t = time.perf_counter()
+    EMLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers)  # fills the disk cache (not timed twice)
+    first = time.perf_counter() - t
+    nn_basis._solved.cache_clear()  # warm disk cache, cold process cache: what a new session sees
+    t = time.perf_counter()
+    torch.manual_seed(0)
+    emlp = EMLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers).to(args.device)
+    build = time.perf_counter() - t
+    mlp = MLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers).to(args.device)
+    x = torch.randn(args.batch, emlp.rep_in.size, device=args.device)
+    y = torch.randn(args.batch, emlp.rep_out.size, device=args.device)
+    e_times, m_times = [], []
+    for _ in range(args.rounds):  # interleaved: a change of the machine's load hits both alike
+        e_times += _step_seconds(emlp, x, y, args.repeats)
+        m_times += _step_seconds(mlp, x, y, args.repeats)
+    e, m = statistics.median(e_times), statistics.median(m_times)
+    return {"emlp_step_s": e, "mlp_step_s": m, "ratio": e / m, "build_s": build, "first_build_s": first,
+            "hidden": str(emlp.hidden[0]), "emlp_params": sum(p.numel() for p in emlp.parameters()),
+            "mlp_params": sum(p.numel() for p in mlp.parameters()),
+            "ok": e / m <= STEP_TARGET and build < BUILD_TARGET}
+
+
+EMLP_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    import objax
+    import jax.numpy as jnp
+    from emlp.groups import O
+    from emlp.reps import V
+    from emlp.nn import EMLP
+    group, rep_in, rep_out, channels, layers, batch, repeats = json.loads(sys.argv[1])
+    GROUPS = {"O(5)": lambda: O(5), "O(3)": lambda: O(3)}  # the cases' own names: nothing is evaluated
+    REPS = {"2*V": lambda: 2 * V, "V**0": lambda: V ** 0, "5*V**0+5*V": lambda: 5 * V ** 0 + 5 * V,
+            "V**2": lambda: V ** 2}
+    G = GROUPS[group]()
+    t = time.perf_counter()
+    model = EMLP(REPS[rep_in](), REPS[rep_out](), G, ch=channels, num_layers=layers)
+    build = time.perf_counter() - t
+    opt = objax.optimizer.Adam(model.vars())
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((batch, model.rep_in.size())), jnp.float32)
+    y = jnp.asarray(rng.standard_normal((batch, model.rep_out.size())), jnp.float32)
+    loss = lambda x, y: ((model(x) - y) ** 2).mean()
+    grad = objax.GradValues(loss, model.vars())
+    def step(x, y):
+        g, v = grad(x, y)
+        opt(3e-3, g)
+        return v
+    step = objax.Jit(step, grad.vars() + opt.vars())
+    t = time.perf_counter()
+    step(x, y)[0].block_until_ready()
+    compile_s = time.perf_counter() - t
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        step(x, y)[0].block_until_ready()
+        times.append(time.perf_counter() - t)
+    print(json.dumps({"step_s": sorted(times)[len(times) // 2], "build_s": build, "compile_s": compile_s}))
+""")
+
+
+def emlp_case(python: str, group_text: str, args) -> dict:
+    group, rep_in, rep_out = EMLP_SPELLING[group_text]
+    payload = json.dumps([group, rep_in, rep_out, args.channels, args.layers, args.batch, max(3, args.repeats // 2)])
+    env = {**os.environ, "TQDM_DISABLE": "1", "JAX_PLATFORMS": "cpu" if args.device == "cpu" else ""}
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(EMLP_SCRIPT)
+    try:
+        res = subprocess.run([python, f.name, payload], capture_output=True, text=True, env=env,
+                             timeout=args.emlp_timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {args.emlp_timeout:g} s"}
+    finally:
+        os.unlink(f.name)
+    if res.returncode != 0:
+        return {"error": (res.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--emlp", help="python of a venv with the EMLP library (adds its step as a baseline)")
+    ap.add_argument("--emlp-timeout", type=float, default=900)
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--channels", type=int, default=384)
+    ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--device", default="cuda" if _cuda() else "cpu")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "emlp.json"))
+    args = ap.parse_args(argv)
+    import torch
+
+    rows = []
+    print(f"one Adam step, batch {args.batch}, {args.layers} layers x {args.channels} channels, {args.device}, "
+          f"torch threads {torch.get_num_threads()} (medians of {args.rounds} x {args.repeats})")
+    print(f"{'case':<28} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'build s':>8} {'emlp lib ms':>12} "
+          f"{'lib / lab':>9}  hidden rep")
+    for name, group, rep_in, rep_out in CASES:
+        row = {"case": name, "group": group, "rep_in": rep_in, "rep_out": rep_out, "device": args.device,
+               **lab_case(group, rep_in, rep_out, args)}
+        lib = ""
+        if args.emlp:
+            row["emlp_library"] = emlp_case(args.emlp, group, args)
+            e = row["emlp_library"]
+            lib = f"{e['error'][:12]:>12} {'':>9}" if "error" in e else \
+                f"{1e3 * e['step_s']:12.0f} {e['step_s'] / row['emlp_step_s']:9.1f}"
+        rows.append(row)
+        print(f"{name:<28} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
+              f"{row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}", flush=True)
+    print(f"targets: EMLP step within {STEP_TARGET:g}x of the MLP's; build under {BUILD_TARGET:g} s (warm cache)")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    print(f"saved {args.out}")
+    return 0
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001 - no torch: the lab cannot run anyway
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())
