@@ -143,14 +143,24 @@ def test_uniform_allocation_is_the_thesis_heuristic():
 def test_gates_one_per_object_that_needs_one():
     G = parse_group("SO(3)")
     rep = (2 * Scalar + V + T(2))(G)
-    assert gated(rep).size == rep.size + 2  # the vector and the matrix get a gate each
+    wide = gated(rep)
+    assert wide.size == rep.size + 2 and str(wide) == "4*Scalar + V + T(2)"  # the gates follow the scalars
     idx = gate_indices(rep)
-    assert idx[:2].tolist() == [0, 1] and set(idx[2:5]) == {rep.size} and set(idx[5:]) == {rep.size + 1}
+    assert idx[:2].tolist() == [0, 1] and set(idx[2:5]) == {2} and set(idx[5:]) == {3}
     perm = (V + T(2))(parse_group("S(4)"))  # permutation objects are their own gates (pointwise Swish)
     assert gated(perm).size == perm.size and gate_indices(perm).tolist() == list(range(perm.size))
-    x = torch.randn(3, gated(rep).size)
+    x = torch.randn(3, wide.size)
     y = GatedNonlinearity(rep)(x)
-    assert torch.allclose(y[:, 2:5], x[:, 2:5] * torch.sigmoid(x[:, rep.size:rep.size + 1]))
+    assert torch.allclose(y[:, :2], x[:, :2] * torch.sigmoid(x[:, :2]))  # Swish
+    assert torch.allclose(y[:, 2:5], x[:, 4:7] * torch.sigmoid(x[:, 2:3]))
+    assert torch.allclose(y[:, 5:], x[:, 7:] * torch.sigmoid(x[:, 3:4]))
+    mixed = (V + Scalar + T(2))(G)  # not laid out type by type: the gathering path gives the same products
+    xm = torch.randn(3, gated(mixed).size)
+    ym = GatedNonlinearity(mixed)(xm)
+    assert str(gated(mixed)) == "2*Scalar + V + Scalar + T(2)"
+    assert torch.allclose(ym[:, :3], xm[:, 2:5] * torch.sigmoid(xm[:, :1]))
+    assert torch.allclose(ym[:, 3:4], xm[:, 5:6] * torch.sigmoid(xm[:, 5:6]))
+    assert torch.allclose(ym[:, 4:], xm[:, 6:] * torch.sigmoid(xm[:, 1:2]))
 
 
 def test_bad_input_is_one_clear_error():
