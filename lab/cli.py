@@ -26,7 +26,7 @@ import time
 from .errors import LabError
 
 #: sub-command -> the experiment families it runs (the first is the default of ``--task``)
-COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr")}
+COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",)}
 DISPATCH = "task"
 
 

@@ -13,6 +13,7 @@ from lab.cli import COMMANDS, build_parser, main
 from lab.config import ConfigError
 from lab.control import Control
 from lab.experiments import FAMILIES
+from lab.experiments.emlp import EMLPConfig
 from lab.experiments.basis import BasisConfig
 from lab.experiments.dynamics import DynamicsConfig
 from lab.experiments.msr import MSRConfig
@@ -23,6 +24,7 @@ TINY = {
     "dynamics": DynamicsConfig(experiment="custom", runs=2, steps=3, strategies=("nom", "equi")),
     "sharing": SharingConfig(task="conv", steps=20),
     "msr": MSRConfig(tasks=6, steps=4),
+    "emlp": EMLPConfig(task="o5", sizes=("20",), channels=8, layers=1, epochs=2, test=20),
 }
 
 
