@@ -15,7 +15,9 @@ pytestmark = pytest.mark.browser
 SIZES = [(1280, 800), (1920, 1080)]
 #: a short run per tab with a Start button: (css prefix, {setting box: value})
 RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
-        "Sharing discovery": (".shr", {})}
+        "Sharing discovery": (".shr", {}),
+        "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
+                                        ".eqm-test": "50"})}
 
 
 def _check(page, title: str, when: str, problems: list) -> None:

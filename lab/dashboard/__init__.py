@@ -8,6 +8,7 @@ PANES: list[tuple[str, str]] = [
     ("Basis explorer", "lab.dashboard.basis_explorer:BasisExplorer"),
     ("Training dynamics", "lab.dashboard.training_dynamics:TrainingDynamics"),
     ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
+    ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
 ]
 
 

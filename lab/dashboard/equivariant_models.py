@@ -1,0 +1,208 @@
+"""Equivariant models pane: EMLP, MLP and MLP-Aug trained on the thesis's chapter-2 tasks (``lab emlp``).
+
+Start runs the ``emlp`` experiment family (``lab.experiments.emlp``) as a ``lab.jobs.Job`` through the pane's
+``JobRunner`` (a worker process by default: the page stays free to draw); the controls are built from
+``EMLPConfig``'s declarations.  While it trains:
+
+* the **test-error log** (a live plot of the live-pane base, ``lab.dashboard.live``): every model and size in the
+  order they train, test MSE against the epochs of the whole run, log scale, streamed;
+* the **data-efficiency plot** (thesis Figure 2.5, ``lab.plots.emlp_bokeh``): a point per model as it finishes a
+  size, log-log;
+* the **results table**: per model and size the test and train MSE and the equivariance error of the trained
+  model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import panel as pn
+import param
+
+from ..experiments.emlp import EMLPConfig, results_dir
+from ..jobs import Job
+from ..plots.emlp_bokeh import data_efficiency_figure
+from ..plots.style import MODEL_COLOURS, MODEL_LABELS
+from .config_params import add_config_params, config_values
+from .guard import guard, guard_settings
+from .layout import SidebarPane, titled
+from .live import LivePlot, LiveView
+from .runner import WORKER_THREADS, JobRunner
+from .worker_pane import WorkerPaneMixin
+
+#: the config fields the pane shows (every declared one meant for the dashboard)
+CONFIG_NAMES = [o.name for o in EMLPConfig.declarations() if o.ui]
+#: one curve per model and size, in the order they train (colours: the models', as in the data-efficiency plot)
+PLOTS = (LivePlot("emlp-log", y="test_mse", x="step", title="test MSE while training, in turn",
+                  xlabel="epochs of the whole run (sizes left to right)", ylabel="test MSE", logy=True,
+                  height=300),)
+COLUMNS = {"model": "model", "size": "N", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
+           "equivariance_error": "equivariance error", "seconds": "seconds"}
+
+
+def unit_name(model: str, size: int) -> str:
+    return f"{MODEL_LABELS.get(model, model)} · N={size}"
+
+
+class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
+    #: a comma list typed in a box (a list of free numbers has no widget of its own); its default is the config's
+    sizes = param.Parameter(default=EMLPConfig.option_named("sizes").default, doc="training-set sizes")
+    worker = param.Selector(default="process", objects=["process", "thread"],
+                            doc="where training runs: a worker process (the event loop stays free to draw) or a "
+                                "thread")
+
+    def __init__(self, results: str | None = None, **params):
+        super().__init__(**params)
+        self.results = results_dir(results)
+        self._rows: list[dict] = []
+        self._info: dict = {}
+        self._dirty = False
+        self._offset, self._unit, self._unit_epochs = 0, None, 0
+        self._widgets()
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls], status=self._status, progress=self._progress,
+                                error=self._error, detail=self._detail, after_poll=self._after_poll)
+        guard_settings(self, self._controls)
+        self._watch_settings()
+        self._reset_plots(list(self.models), [int(s) for s in self.sizes])
+
+    # ------------------------------------------------------------------ layout
+    def _widgets(self):
+        p = self.param
+        self._sizes_w = pn.widgets.TextInput(name="Training-set sizes (comma list)", value=",".join(self.sizes),
+                                             css_classes=["eqm-sizes"])
+        self._sizes_w.param.watch(lambda e: setattr(self, "sizes", tuple(s.strip() for s in e.new.split(",")
+                                                                         if s.strip())), "value")
+        self._start_b = pn.widgets.Button(label="Start", color="primary", css_classes=["eqm-start"], width=90)
+        self._pause_b = pn.widgets.Button(label="Pause", disabled=True, css_classes=["eqm-pause"], width=90)
+        self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True, css_classes=["eqm-stop"],
+                                         width=90)
+        self._start_b.on_click(lambda e: self.start())
+        self._controls = pn.Column(
+            pn.widgets.Select.from_param(p.task, label="Task", css_classes=["eqm-task"]),
+            titled(pn.widgets.CheckButtonGroup.from_param(p.models, css_classes=["eqm-models"],
+                                                          options={MODEL_LABELS[m]: m for m in p.models.objects}),
+                   "Models (trained in turn)"),
+            pn.widgets.TextInput.from_param(p.group, label="EMLP's group (empty: the task's)",
+                                            css_classes=["eqm-group"]),
+            self._sizes_w,
+            titled(pn.widgets.RadioButtonGroup.from_param(p.scale), "Scale"),
+            pn.Row(pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90, css_classes=["eqm-channels"]),
+                   pn.widgets.IntInput.from_param(p.layers, label="Layers", width=90),
+                   pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90, css_classes=["eqm-epochs"])),
+            pn.Row(pn.widgets.FloatInput.from_param(p.lr, label="Learning rate", width=135),
+                   pn.widgets.IntInput.from_param(p.batch, label="Batch", width=135)),
+            pn.Row(pn.widgets.IntInput.from_param(p.test, label="Test points", width=90, css_classes=["eqm-test"]),
+                   pn.widgets.IntInput.from_param(p.seeds, label="Seeds", width=90),
+                   pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90)),
+            pn.widgets.Select.from_param(p.device, label="Device", options=["auto", "cpu", "cuda"]),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
+            sizing_mode="stretch_width", min_width=300)
+        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
+        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
+                                                visible=False)
+        self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["eqm-status"])
+        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["eqm-error"])
+        self.live = LiveView(PLOTS, group="unit", run="seed")
+        self._efficiency = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=300,
+                                         css_classes=["eqm-efficiency"])
+        self._table = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
+                                        css_classes=["eqm-results"])
+
+    def _sidebar(self):
+        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+
+    def _main(self):
+        return pn.Column(
+            self._error, self._progress, self._status,
+            pn.Row(self._efficiency, self.live.panes["emlp-log"], sizing_mode="stretch_width"),
+            pn.pane.Markdown("#### Results (equivariance error: the EMLP suite's metric under the task's group)"),
+            self._table, sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ control
+    def config(self) -> EMLPConfig:
+        values = config_values(self, CONFIG_NAMES)
+        values["group"] = (values["group"] or "").strip() or None
+        return EMLPConfig(**values)
+
+    @guard("starting the run", default=False)
+    def start(self) -> bool:
+        """Start training; False (with an inline message) if the settings are bad or a run is going on."""
+        if self.runner.busy:
+            return False
+        job = Job("emlp", self._checked(self.config()), save_dir=self.results, process=self.worker == "process",
+                  threads=WORKER_THREADS)
+        self._error.visible = False
+        self._info = {"task": job.config.task}
+        self._rows = []
+        self._reset_plots(list(job.config.models), job.config.size_list)
+        return self.runner.start(job)
+
+    @guard("stopping the run")
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        self.runner.stop(wait=wait, timeout=timeout)
+
+    def poll(self) -> int:
+        return self.runner.poll()
+
+    # ------------------------------------------------------------------ messages (event loop)
+    def _reset_plots(self, models, sizes) -> None:
+        units = [unit_name(m, n) for n in sizes for m in models]
+        for n in sizes:
+            for m in models:
+                self.live.colours[unit_name(m, n)] = MODEL_COLOURS.get(m, "#333333")
+        self.live.reset(units)
+        self._offset, self._unit, self._unit_epochs = 0, None, 0
+        fig, self._sources = data_efficiency_figure(models, title=f"test MSE against training-set size "
+                                                                  f"({self.task})")
+        self._efficiency.object = fig
+        self._table.object = pd.DataFrame()
+
+    def _on_message(self, msg: dict):
+        kind = msg["kind"]
+        if kind == "started":
+            self._info.update({k: msg[k] for k in ("task", "group", "models", "sizes", "device")})
+        elif kind == "epoch":
+            unit = (msg["model"], msg["size"], msg.get("seed", 0))
+            if unit != self._unit:  # the next model or size: its curve starts where the last one ended
+                self._offset += self._unit_epochs
+                self._unit = unit
+            self._unit_epochs = msg["epochs"]
+            self.live.add([{"unit": unit_name(msg["model"], msg["size"]), "seed": msg.get("seed", 0),
+                            "step": self._offset + msg["epoch"], "test_mse": msg["test_mse"]}])
+            self._dirty = True
+        elif kind == "result":
+            self._rows.append({k: msg.get(k) for k in COLUMNS})
+            self._show_results()
+
+    def _show_results(self) -> None:
+        df = pd.DataFrame(self._rows)
+        mean = df.groupby(["model", "size"], sort=False)["test_mse"].mean()
+        for m, src in self._sources.items():
+            if m in mean.index.get_level_values(0):
+                points = mean.loc[m]
+                src.data = {"x": [int(n) for n in points.index], "y": [float(v) for v in points.values]}
+        shown = df.rename(columns=COLUMNS)
+        shown["model"] = shown["model"].map(lambda m: MODEL_LABELS.get(m, m))
+        for c in ("test MSE", "train MSE", "equivariance error"):
+            shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None else "-")
+        shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}")
+        self._table.object = shown
+
+    def _after_poll(self, count: int):
+        ended = not self.runner.running
+        if self._dirty and (ended or self.live.draw_due()):
+            self.live.draw(final=ended)
+            self._dirty = False
+
+    def _detail(self) -> str:
+        i = self._info
+        if "models" not in i:
+            return f"building **{i.get('task', '')}** …" if self.runner.running else ""
+        return (f"{i['task']}: {', '.join(MODEL_LABELS.get(m, m) for m in i['models'])} over sizes "
+                f"{', '.join(map(str, i['sizes']))}; EMLP over {i['group']} on {i['device']}")
+
+    # ------------------------------------------------------------------ saved runs (not in this pane yet)
+    def _refresh_saved(self):
+        return None
+
+
+add_config_params(EquivariantModels, EMLPConfig, [n for n in CONFIG_NAMES if n != "sizes"])
