@@ -67,7 +67,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._sizes_w = pn.widgets.TextInput(name="Training-set sizes (comma list)", value=",".join(self.sizes),
+        self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes),
                                              css_classes=["eqm-sizes"])
         self._sizes_w.param.watch(lambda e: setattr(self, "sizes", tuple(s.strip() for s in e.new.split(",")
                                                                          if s.strip())), "value")
