@@ -417,3 +417,15 @@ def test_a_solve_of_several_blocks_reports_one_growing_fraction():
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     within = [f for f, message in seen if message.startswith("subgroup:")]
     assert sum(f <= 0.5 for f in within) >= 3 and sum(0.5 < f < 1 for f in within) >= 10
+
+
+def test_krylov_returns_the_whole_block_when_every_constraint_is_zero():
+    """O(1)'s generator -1 acts on T(2) as +1 and GL(1)'s on V >> V trivially: the constraints vanish, the whole
+    block is invariant (the Krylov solver divided by a zero eigenvalue and reported 'residual nan')."""
+    from lab import O, T, V
+    from lab.groups import GL
+
+    for rep in (T(2)(O(1)), (V >> V)(GL(1))):
+        dense = rep.solve(solver="dense", cache=False)
+        krylov = rep.solve(solver="krylov", cache=False)
+        assert krylov.rank == dense.rank == rep.size

@@ -113,6 +113,8 @@ def krylov_basis(group, factors, device=None, memory_limit=None, tol=1e-12, max_
     randn = lambda r: torch.randn(shape(r), generator=gen, dtype=torch.float64).to(device, dtype)  # noqa: E731
 
     lam_max = largest_eigenvalue(ops, randn(1))
+    if not lam_max > 1e-24:  # every constraint is zero on this block (O(1)'s -1 on T(2)): all of it is invariant
+        return np.eye(n, dtype=np_dtype)
     lam_min = lam_max / 400.0  # heavy-ball tuning; smaller eigenvalues still converge, just slower
     eta = 4.0 / (math.sqrt(lam_max) + math.sqrt(lam_min)) ** 2
     beta = ((math.sqrt(lam_max) - math.sqrt(lam_min)) / (math.sqrt(lam_max) + math.sqrt(lam_min))) ** 2
