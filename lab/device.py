@@ -4,6 +4,10 @@ from __future__ import annotations
 from .errors import LabError
 
 
+#: the device names a person chooses from (``cuda:N`` is accepted too, on the command line)
+DEVICES = ("auto", "cpu", "cuda")
+
+
 class DeviceError(LabError, ValueError):
     """An unknown device name, or CUDA asked for on a machine without it."""
 

@@ -17,6 +17,7 @@ import pandas as pd
 import panel as pn
 import param
 
+from ..device import DEVICES
 from ..experiments.emlp import EMLPConfig, results_dir
 from ..jobs import Job
 from ..plots.emlp_bokeh import data_efficiency_figure
@@ -71,11 +72,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                              css_classes=["eqm-sizes"])
         self._sizes_w.param.watch(lambda e: setattr(self, "sizes", tuple(s.strip() for s in e.new.split(",")
                                                                          if s.strip())), "value")
-        self._start_b = pn.widgets.Button(label="Start", color="primary", css_classes=["eqm-start"], width=90)
-        self._pause_b = pn.widgets.Button(label="Pause", disabled=True, css_classes=["eqm-pause"], width=90)
-        self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True, css_classes=["eqm-stop"],
-                                         width=90)
-        self._start_b.on_click(lambda e: self.start())
+        self._job_widgets("eqm", "Press **Start** to train.")
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["eqm-task"]),
             titled(pn.widgets.CheckButtonGroup.from_param(p.models, css_classes=["eqm-models"],
@@ -93,14 +90,9 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(pn.widgets.IntInput.from_param(p.test, label="Test points", width=90, css_classes=["eqm-test"]),
                    pn.widgets.IntInput.from_param(p.seeds, label="Seeds", width=90),
                    pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90)),
-            pn.widgets.Select.from_param(p.device, label="Device", options=["auto", "cpu", "cuda"]),
+            pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
-        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
-        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
-                                                visible=False)
-        self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["eqm-status"])
-        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["eqm-error"])
         self.live = LiveView(PLOTS, group="unit", run="seed")
         self._efficiency = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=300,
                                          css_classes=["eqm-efficiency"])

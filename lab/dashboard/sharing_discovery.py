@@ -170,11 +170,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         def text(name, label, w=100):
             return pn.widgets.TextInput.from_param(getattr(p, name), label=label, width=w)
 
-        self._start_b = pn.widgets.Button(label="Start", color="primary", width=90, css_classes=["shr-start"])
-        self._pause_b = pn.widgets.Button(label="Pause", width=90, disabled=True, css_classes=["shr-pause"])
-        self._stop_b = pn.widgets.Button(label="Stop", color="danger", width=90, disabled=True,
-                                         css_classes=["shr-stop"])
-        self._start_b.on_click(lambda e: self.start())
+        self._job_widgets("shr", "Press **Start** to learn.")
         self._opts = {
             "gaussian": pn.Column(pn.Row(intw("K", "K"), intw("blocks", "blocks"), intw("samples", "|D|")),
                                   pn.Row(num("split", "split r"), num("sigma", "noise σ"))),
@@ -204,9 +200,6 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["shr-worker"]),
                    "Run in"),
             sizing_mode="stretch_width", min_width=300)
-        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
-        self._status = pn.pane.Markdown("Press **Start** to learn.", css_classes=["shr-status"])
-        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["shr-error"])
         # the pictures: the fast ones get fresh DynamicMaps whenever the matrices change shape (``_rebuild``)
         # (rows, not FlexBoxes: in a tab not shown yet Bokeh lays a fixed-size plot in a FlexBox out collapsed)
         self._matrices = pn.Row()  # relaxed A, snapped A, A_gt

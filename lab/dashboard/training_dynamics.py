@@ -18,6 +18,7 @@ import panel as pn
 import param
 
 from ..config import ConfigError
+from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import FAMILIES
 from ..experiments.dynamics import DynamicsConfig, default_group, default_rep, list_runs, per_layer, results_dir
@@ -37,7 +38,6 @@ from .worker_pane import WorkerPaneMixin
 CONFIG_NAMES = [o.name for o in DynamicsConfig.declarations() if o.ui]
 #: settings the experiment fills in when left empty: the pane shows the experiment's values
 EXPERIMENT_DEFAULTS = ("steps", "lr", "aug_passes", "runs")
-DEVICES = ("auto", "cpu", "cuda")
 #: least time between redraws, per worker mode (0: every tick of the runner, 5 a second).  A worker thread shares
 #: the GIL with drawing: with the HoloViews frames (170 ms) redrawing every tick slowed its training 10x, so it
 #: drew once a second; a streamed frame costs about 15 ms, and ``bench/dashboard.py --part training`` measured
@@ -102,11 +102,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._start_b = pn.widgets.Button(label="Start", color="primary", css_classes=["dyn-start"], width=90)
-        self._pause_b = pn.widgets.Button(label="Pause", disabled=True, css_classes=["dyn-pause"], width=90)
-        self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True, css_classes=["dyn-stop"],
-                                         width=90)
-        self._start_b.on_click(lambda e: self.start())
+        self._job_widgets("dyn", "Press **Start** to train.")
         self._group_w = pn.widgets.TextInput.from_param(p.group, label="Group", css_classes=["dyn-group"])
         self._rep_w = pn.widgets.TextInput.from_param(p.rep, label="Input rep")
         # a custom group or rep is checked as it is typed, the message naming its box (not only after Start)
@@ -132,11 +128,6 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
                    "Run in"),
             sizing_mode="stretch_width", min_width=300)
-        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
-        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
-                                                visible=False)
-        self._status = pn.pane.Markdown("Press **Start** to train.", css_classes=["dyn-status"])
-        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dyn-error"])
         self.live = LiveView(PLOTS, group="strategy", run="run", colours=COLOURS, labels=LABELS,
                              min_interval=REDRAW_SECONDS[self.worker])
         self.live.panes["drift-nom"].css_classes = ["dyn-drift", "live-drift-nom"]

@@ -55,6 +55,21 @@ class WorkerPaneMixin:
 
     _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
 
+    def _job_widgets(self, prefix: str, idle: str) -> None:
+        """The job widgets every job pane has, named ``{prefix}-start`` ... for tests and styles: Start (calls
+        ``start``), Pause, Stop and their row, the progress bar, the status line (``idle`` before a run) and the
+        inline error."""
+        self._start_b = pn.widgets.Button(label="Start", color="primary", css_classes=[f"{prefix}-start"], width=90)
+        self._pause_b = pn.widgets.Button(label="Pause", disabled=True, css_classes=[f"{prefix}-pause"], width=90)
+        self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True,
+                                         css_classes=[f"{prefix}-stop"], width=90)
+        self._start_b.on_click(lambda e: self.start())
+        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
+        self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
+                                                visible=False)
+        self._status = pn.pane.Markdown(idle, css_classes=[f"{prefix}-status"])
+        self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=[f"{prefix}-error"])
+
     def _show_error(self, message: str):
         self._error.object = message
         self._error.visible = True

@@ -43,6 +43,15 @@ def _signed_perm_group(mats, d, name):
     return Group(discrete=np.stack(mats), d=d, name=name) if mats else None
 
 
+def _hypercube_group(n: int, reflection=None):
+    """The symmetries of the n-cube: the quarter turns in the planes (i, i+1) (its rotations), with ``reflection``
+    all of them (every signed permutation).  SO(n) and SL(n) contain the rotations, O(n) and GL(n) all."""
+    mats = [_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)]
+    if reflection is None:
+        return _signed_perm_group(mats, n, f"hyperoctahedral+({n})")
+    return _signed_perm_group(mats + [reflection], n, f"hyperoctahedral({n})")
+
+
 class C(Group):
     """Rotations of the plane by multiples of 2*pi/k, acting on R^2."""
 
@@ -91,8 +100,7 @@ class SO(Group):
     @property
     def finite_subgroup(self):
         """Rotations of the hypercube: 90-degree turns in the coordinate planes (i, i+1)."""
-        n = self.d
-        return _signed_perm_group([_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)], n, f"hyperoctahedral+({n})")
+        return _hypercube_group(self.d)
 
     def _sample_one(self, rng):
         return np.eye(1) if self.d == 1 else _stats().special_ortho_group.rvs(self.d, random_state=rng)
@@ -114,9 +122,7 @@ class O(Group):
     @property
     def finite_subgroup(self):
         """All symmetries of the hypercube: quarter turns and one reflection."""
-        n = self.d
-        mats = [_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)] + [self.discrete[0]]
-        return _signed_perm_group(mats, n, f"hyperoctahedral({n})")
+        return _hypercube_group(self.d, reflection=self.discrete[0])
 
     def _sample_one(self, rng):
         if self.d == 1:
@@ -298,8 +304,7 @@ class SL(Group):
     @property
     def finite_subgroup(self):
         """The rotations of the hypercube (signed permutations of determinant 1), as for SO(n)."""
-        n = self.d
-        return _signed_perm_group([_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)], n, f"hyperoctahedral+({n})")
+        return _hypercube_group(self.d)
 
     def _sample_one(self, rng):
         return _sample_linear(rng, self.d, special=True, reflect=False)
@@ -335,9 +340,7 @@ class GL(Group):
     @property
     def finite_subgroup(self):
         """All symmetries of the hypercube (every signed permutation): quarter turns and the reflection."""
-        n = self.d
-        mats = [_plane_quarter_turn(n, i, i + 1) for i in range(n - 1)] + [self.discrete[0]]
-        return _signed_perm_group(mats, n, f"hyperoctahedral({n})")
+        return _hypercube_group(self.d, reflection=self.discrete[0])
 
     def _sample_one(self, rng):
         return _sample_linear(rng, self.d, special=False, reflect=True)
