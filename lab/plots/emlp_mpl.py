@@ -1,0 +1,251 @@
+"""Static figures of the ``emlp`` family (matplotlib) for notebooks and PNG exports: the data-efficiency figure
+of the thesis (Finzi, Figure 2.5: test MSE against the training-set size, log-log, one line per model) and the
+train/test curves of a run.  Draws what it is given (the family's summary dict, curve rows); no HoloViews, Bokeh
+or Panel, nothing from the experiments layer.
+
+The models keep the colours of their training strategies elsewhere in the lab (``style.COLOURS``): MLP is Nom's
+red, MLP-Aug Aug's blue, EMLP Equi's green.
+
+>>> summary = {"task": "inertia", "group": "O(3)", "sizes": [30, 100],
+...            "models": {"mlp": {"test_mse": [9.0, 5.0]}, "emlp": {"test_mse": [1.0, 0.1]}}}
+>>> fig = data_efficiency_figure(summary)
+>>> [line.get_ydata().tolist() for line in fig.axes[0].get_lines()]
+[[9.0, 5.0], [1.0, 0.1]]
+>>> model_label("mlp-aug"), model_label("emlp", "SO(3)")
+('MLP-Aug', 'EMLP-SO(3)')
+"""
+from __future__ import annotations
+
+import math
+
+from .style import COLOURS
+
+#: a model's colour and marker: MLP as Nom, MLP-Aug as Aug, EMLP as Equi (``style.COLOURS``)
+MODEL_COLOURS = {"mlp": COLOURS["nom"], "mlp-aug": COLOURS["aug"], "emlp": COLOURS["equi"]}
+MODEL_MARKERS = {"mlp": "s", "mlp-aug": "^", "emlp": "o"}
+OTHER_COLOURS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+OTHER_MARKERS = ("D", "v", "P", "X", "*", "<", ">")
+#: the chapter-2 tasks in words (titles)
+TASK_TITLES = {"o5": "O(5)-invariant regression", "inertia": "moment of inertia",
+               "scattering": "Lorentz-invariant scattering", "scattering-original": "scattering (original code)",
+               "pendulum": "double spring pendulum"}
+KEY_COLOUR = "#888888"  # the line-style keys (test / train) are grey: colour means model
+
+
+def _words(text) -> str:
+    """Text for a label: never a literal underscore (matplotlib would show it as it is)."""
+    return str(text).replace("_", " ")
+
+
+def model_label(name: str, group: str | None = None) -> str:
+    """The thesis's model names: MLP, MLP-Aug, EMLP-G (``group``: the EMLP's group)."""
+    if name == "emlp":
+        return f"EMLP-{_words(group)}" if group else "EMLP"
+    return {"mlp": "MLP", "mlp-aug": "MLP-Aug"}.get(name, _words(name))
+
+
+def task_title(task: str) -> str:
+    return TASK_TITLES.get(task, _words(task))
+
+
+def _ordered(names) -> list:
+    """Models in the thesis's order (MLP, MLP-Aug, EMLP), any others after them as given."""
+    names = list(dict.fromkeys(names))
+    known = [m for m in MODEL_COLOURS if m in names]
+    return known + [m for m in names if m not in MODEL_COLOURS]
+
+
+def _styles(names) -> dict:
+    """{model: (colour, marker)}: the lab's for mlp, mlp-aug, emlp, others in turn."""
+    out, k = {}, 0
+    for name in dict.fromkeys(names):
+        if name in MODEL_COLOURS:
+            out[name] = (MODEL_COLOURS[name], MODEL_MARKERS[name])
+        else:
+            out[name] = (OTHER_COLOURS[k % len(OTHER_COLOURS)], OTHER_MARKERS[k % len(OTHER_MARKERS)])
+            k += 1
+    return out
+
+
+def _number(x) -> float:
+    """A plotted value: None (a size not run) and non-finite values are gaps."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) else math.nan
+
+
+def _plain_log_labels(axis) -> None:
+    """Plain numbers (4, 10, 0.03) on a log axis, the ticks matplotlib chooses to label (minor ones too when
+    the data span less than a decade), never "6x10^0"."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def __call__(self, x, pos=None):
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(Plain(labelOnlyBase=False))
+
+
+def _size_ticks(ax, sizes) -> None:
+    """The training-set sizes themselves as the x ticks (plain numbers on the log axis)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter
+
+    sizes = sorted(set(int(n) for n in sizes))
+    if not sizes:
+        return
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.set_xticklabels([f"{n:,}" for n in sizes])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    lo, hi = sizes[0], sizes[-1]
+    pad = 1.35 if hi > lo else 2.0  # a single size still sits inside a readable range
+    ax.set_xlim(lo / pad, hi * pad)
+
+
+def data_efficiency_figure(summary: dict, title: str | None = None, equivariance: bool = True):
+    """Test MSE against the training-set size on log-log axes, one line with markers per model (the thesis's
+    Figure 2.5), from the family's summary (``FAMILY.summary(result)`` or a saved run's ``meta["summary"]``).
+
+    ``equivariance``: each model's equivariance error (the worst over sizes and seeds) in its legend entry.
+    The legend sits to the right of the axes, over no data."""
+    from matplotlib.figure import Figure
+
+    sizes = [int(n) for n in summary.get("sizes", [])]
+    models = summary.get("models", {})
+    group = summary.get("group")
+    fig = Figure(figsize=(6.8, 3.9), layout="constrained")
+    ax = fig.subplots()
+    styles = _styles(models)
+    for name in _ordered(models):
+        values = models[name]
+        colour, marker = styles[name]
+        label = model_label(name, group)
+        err = values.get("equivariance_error")
+        if equivariance and err is not None and math.isfinite(float(err)):
+            label += f"  (equiv. error {float(err):.1g})"
+        ys = [_number(v) for v in values.get("test_mse", [])]
+        ax.plot(sizes[:len(ys)], ys, color=colour, marker=marker, markersize=7, lw=2, label=label,
+                markeredgecolor="white", markeredgewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _size_ticks(ax, sizes)
+    _plain_log_labels(ax.yaxis)
+    ax.set_xlabel("training-set size N")
+    ax.set_ylabel("test MSE")
+    ax.grid(alpha=0.3, which="major")
+    ax.grid(alpha=0.12, which="minor", axis="y")
+    if title is None:
+        seeds = summary.get("seeds", 1) or 1
+        where = f"EMLP over {_words(group)}" if group else "EMLP"
+        title = f"{task_title(summary.get('task', ''))}: {where}"
+        if seeds > 1:
+            title += f" (mean of {seeds} seeds)"
+        if summary.get("status") == "stopped":
+            title += " (stopped early)"
+    ax.set_title(_words(title), fontsize=11)
+    if models:
+        fig.legend(loc="outside right upper", fontsize=9, frameon=False)
+    else:
+        ax.text(0.5, 0.5, "no models", ha="center", va="center", transform=ax.transAxes, color="gray")
+    return fig
+
+
+def _curve_rows(curves) -> list[dict]:
+    """Curve rows from ``curves.csv`` (a DataFrame or its records) or from the result's rows (each with its
+    ``"curve"``: flattened, the row's seed kept)."""
+    if hasattr(curves, "to_dict"):
+        curves = curves.to_dict("records")
+    rows = []
+    for row in curves:
+        if "curve" in row:
+            rows += [dict(c, seed=row.get("seed", c.get("seed", 0))) for c in row["curve"]]
+        else:
+            rows.append(row)
+    return rows
+
+
+def _floor(rows, decades: float = 2.0):
+    """The bottom of a log MSE axis: ``decades`` below the lowest test MSE, or the lowest value when that is higher.
+    A memorising model's train MSE can fall to 1e-12; drawn to the end, it would squash every test curve into the
+    top of the panel, so it leaves the axes at the bottom instead."""
+    test = [v for v in (_number(r["test_mse"]) for r in rows) if v > 0]
+    every = test + [v for v in (_number(r["train_mse"]) for r in rows) if v > 0]
+    if not test:
+        return None
+    return max(min(every), min(test) / 10 ** decades) / 1.25
+
+
+def curves_figure(curves, group: str | None = None, title: str = "", logy: bool = True):
+    """Train (dashed) and test (solid) MSE against the epoch, one panel per training-set size (one y axis for all,
+    so that sizes compare), a colour per model; several seeds are averaged epoch by epoch.  On the log axis a train
+    curve more than two decades below every test value runs out of the bottom (``_floor``).
+
+    ``curves``: the rows of a run's ``curves.csv`` (keys model, size, epoch, train_mse, test_mse; a DataFrame or a
+    list of dicts) or the result's rows with their ``"curve"``.  ``group`` names the EMLP in the legend."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    rows = _curve_rows(curves)
+    sizes = sorted({int(r["size"]) for r in rows})
+    names = _ordered(r["model"] for r in rows)
+    styles = _styles(names)
+    nrows = max(1, math.ceil(len(sizes) / 4))  # at most 4 panels a row, the rows as even as they go
+    cols = max(1, math.ceil(len(sizes) / nrows))
+    fig = Figure(figsize=(3.3 * cols + 1.6, 2.9 * nrows + 0.4), layout="constrained")
+    axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
+    for ax in axes.flat[len(sizes):]:
+        ax.set_visible(False)
+    short = False
+    for ax, n in zip(axes.flat, sizes):
+        for name in names:
+            colour, marker = styles[name]
+            mean: dict[int, list] = {}
+            for r in rows:
+                if r["model"] == name and int(r["size"]) == n:
+                    mean.setdefault(int(r["epoch"]), []).append((_number(r["train_mse"]), _number(r["test_mse"])))
+            if not mean:
+                continue
+            epochs = sorted(mean)
+            train = [sum(v[0] for v in mean[e]) / len(mean[e]) for e in epochs]
+            test = [sum(v[1] for v in mean[e]) / len(mean[e]) for e in epochs]
+            few = len(epochs) <= 12  # a short curve shows its points: filled for test, hollow for train
+            short = short or few
+            kw = dict(marker=marker if few else None, markersize=6)
+            ax.plot(epochs, test, color=colour, lw=1.8, **kw)
+            ax.plot(epochs, train, color=colour, lw=1.4, linestyle="--", alpha=0.8, markerfacecolor="white", **kw)
+        seen = sorted({int(r["epoch"]) for r in rows if int(r["size"]) == n})
+        if len(seen) <= 6:  # few recorded epochs: exactly those as ticks (one epoch still gets a range)
+            ax.set_xticks(seen)
+            if len(seen) == 1:
+                ax.set_xlim(seen[0] - 1, seen[0] + 1)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if logy:
+            ax.set_yscale("log")
+            _plain_log_labels(ax.yaxis)
+        ax.set_title(f"N = {n:,}", fontsize=10)
+        ax.set_xlabel("epoch")
+        ax.grid(alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("MSE")
+    floor = _floor(rows) if logy else None
+    if floor is not None:
+        axes[0, 0].set_ylim(bottom=floor)
+    if not sizes:
+        axes[0, 0].set_visible(True)
+        axes[0, 0].text(0.5, 0.5, "no curves", ha="center", va="center", transform=axes[0, 0].transAxes,
+                        color="gray")
+    else:
+        handles = [Line2D([], [], color=styles[m][0], marker=styles[m][1], lw=1.8, label=model_label(m, group))
+                   for m in names]
+        key = "o" if short else None
+        handles += [Line2D([], [], color=KEY_COLOUR, lw=1.8, marker=key, label="test"),
+                    Line2D([], [], color=KEY_COLOUR, lw=1.4, linestyle="--", marker=key, markerfacecolor="white",
+                           label="train")]
+        fig.legend(handles=handles, loc="outside right upper", fontsize=9, frameon=False)
+    if title:
+        fig.suptitle(_words(title), fontsize=11)
+    return fig
