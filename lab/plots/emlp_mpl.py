@@ -3,7 +3,7 @@ of the thesis (Finzi, Figure 2.5: test MSE against the training-set size, log-lo
 train/test curves of a run.  Draws what it is given (the family's summary dict, curve rows); no HoloViews, Bokeh
 or Panel, nothing from the experiments layer.
 
-The models keep the colours of their training strategies elsewhere in the lab (``style.COLOURS``): MLP is Nom's
+The models keep the colours of their training strategies elsewhere in the lab (``style.MODEL_COLOURS``): MLP is Nom's
 red, MLP-Aug Aug's blue, EMLP Equi's green.
 
 >>> summary = {"task": "inertia", "group": "O(3)", "sizes": [30, 100],
@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import math
 
-from .style import COLOURS
+from .style import MODEL_COLOURS
 
-#: a model's colour and marker: MLP as Nom, MLP-Aug as Aug, EMLP as Equi (``style.COLOURS``)
-MODEL_COLOURS = {"mlp": COLOURS["nom"], "mlp-aug": COLOURS["aug"], "emlp": COLOURS["equi"]}
+#: a model's colour (``style.MODEL_COLOURS``: MLP as Nom, MLP-Aug as Aug, EMLP as Equi) and marker
 MODEL_MARKERS = {"mlp": "s", "mlp-aug": "^", "emlp": "o"}
 OTHER_COLOURS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 OTHER_MARKERS = ("D", "v", "P", "X", "*", "<", ">")

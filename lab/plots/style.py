@@ -20,9 +20,10 @@ from ..sharing.partition import canonical, matching
 #: one colour and one legend label per training strategy of ``lab.dynamics``
 COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
 LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
-#: one colour and one legend label per model of the ``emlp`` family (thesis chapter 2), the same in every figure
-MODEL_COLOURS = {"mlp": "#7f7f7f", "mlp-aug": "#ff7f0e", "emlp": "#1f77b4"}
-MODEL_LABELS = {"mlp": "MLP", "mlp-aug": "MLP + augmentation", "emlp": "EMLP"}
+#: one colour and one legend label per model of the ``emlp`` family (thesis chapter 2), the same in every figure: the
+#: models keep the colours of the training strategies they are (MLP as Nom, MLP-Aug as Aug, EMLP as Equi)
+MODEL_COLOURS = {"mlp": COLOURS["nom"], "mlp-aug": COLOURS["aug"], "emlp": COLOURS["equi"]}
+MODEL_LABELS = {"mlp": "MLP", "mlp-aug": "MLP-Aug", "emlp": "EMLP"}
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
 #: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
 #: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.
