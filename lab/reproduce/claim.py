@@ -107,7 +107,8 @@ UNCOVERED = {
                 "hypergradient (the lab runs a linear read-out)", "the paper's additional experiments (not in the "
                 "poster)"],
     "msr": ["the Kronecker-factored symmetry matrix (eq. 2) for larger latent sizes"],
-    "thesis": ["chapter 2 (EMLP): the synthetic and dynamical-systems experiments (§2.7)",
+    "thesis": ["chapter 2 (EMLP): the dynamical-systems experiments (§2.7.2) and Figure 2.5's EMLPs over subgroups "
+               "(SO(5), SO(3), SO(1,3), SO+(1,3))",
                "chapter 3: residual pathway priors (approximate equivariance, reinforcement learning)",
                "chapter 4: the Lie derivative as a measure of learned equivariance",
                "chapter 5: PAC-Bayes compression bounds and symmetry"],
@@ -125,7 +126,7 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "msr-sparser-U", "ranks-thesis",
              # claims and hypotheses added with the null checks (appended: the order above is a contract)
              "dyn-aug-leaves-E", "dyn-penalty-hypothesis", "msr-benefit-fades", "msr-exclusive-vs-group",
-             "thesis-krylov-residual")
+             "thesis-krylov-residual", "emlp-data-efficiency")
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
