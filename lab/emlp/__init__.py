@@ -3,6 +3,7 @@
 >>> sorted(TASKS)
 ['inertia', 'o5', 'pendulum', 'scattering']
 """
+from .dynamics import DynamicsSettings, HamiltonianNN, NeuralODE, run_pendulum
 from .pendulum import (WINDY, DoubleSpringPendulum, ZAxisGroup, angular_momentum_z, hamiltonian,
                        hamiltonian_vector_field, z_axis_group)
 from .tasks import (INERTIA, O5, PENDULUM, SCATTERING, SCATTERING_ORIGINAL, TASKS, RegressionTask, get_task, make,
