@@ -88,19 +88,16 @@ def test_rollout_error_of_the_true_field_is_tiny_and_of_a_zero_field_large(state
 
 # ------------------------------------------------------------------------------------------- conservation laws
 def test_hnn_conserves_its_own_hamiltonian(states):
-    """dz/dt = J grad H_theta conserves H_theta, whatever the weights: along the rollout it stays constant to the
-    integrator's tolerance, while it varies across the states the rollout visits far more."""
+    """dz/dt = J grad H_theta conserves H_theta, whatever the weights: along each rollout it stays constant to the
+    integrator's tolerance, while it differs between the rollouts far more."""
     torch.manual_seed(0)
     model = build_model("hnn-mlp", channels=16, layers=2)
     zs, _, moved = _drift(model, states)
     assert moved > 0.05  # the learned flow moves the states
-    m = to_float64(model)
     with torch.no_grad():
-        H = m.hamiltonian(zs)  # (4, T)
-        spread = float(m.hamiltonian(zs.reshape(-1, 12)[torch.randperm(zs.shape[0] * zs.shape[1])]
-                                     .reshape(zs.shape)).std())
-    assert float((H - H[:, :1]).abs().max()) < 1e-6
-    assert spread > 1e-3
+        H = to_float64(model).hamiltonian(zs)  # (4, T)
+    assert float((H - H[:, :1]).abs().max()) < 1e-6  # measured 2e-10 at rtol 1e-9
+    assert float(H[:, 0].std()) > 1e-3  # measured 0.018
 
 
 def test_noether_rotation_invariant_hnn_conserves_Lz_untrained(states):
