@@ -57,6 +57,7 @@ def test_relative_error_and_geometric_mean_definitions():
     e = relative_errors(a, b)
     # |a - b| / (|a| + |b|): equal -> 0, both zero -> 0, orthogonal unit vectors -> sqrt(2)/2, diverged -> 1
     assert np.allclose(e, [[0.0, 0.0, np.sqrt(2) / 2, 1.0, 1.0]])
+    assert relative_errors(np.full(12, 1e200), np.ones(12)) == 1.0  # |a| overflows: still its limit, 1
     assert geometric_mean([1e-2, 1e-4], floor=1e-7) == pytest.approx(1e-3)
     assert geometric_mean([0.0, 1e-2], floor=1e-6) == pytest.approx(1e-4)  # zero counts as the floor
     assert rollout_error(a, b, floor=1e-3) == pytest.approx(np.exp(np.mean(np.log(np.maximum(e, 1e-3)))))
@@ -139,6 +140,34 @@ def test_training_lowers_the_chunk_loss():
                         record_every=1, label="x")
     assert len(curve) == 40 and records == curve and curve[0]["kind"] == "step" and curve[0]["model"] == "x"
     assert curve[-1]["train_mse"] < 0.5 * curve[0]["train_mse"]
+
+
+def test_training_leaves_out_chunks_where_the_field_blows_up():
+    """A chunk whose rollout overflows is left out of its step (counted), the step is taken on the others and the
+    weights stay finite; a step where every chunk overflows is skipped."""
+    from lab.emlp.dynamics import NeuralODE
+
+    class Net(torch.nn.Module):  # explodes where q1_x > 0, decays elsewhere
+        def __init__(self, blow_all=False):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.tensor(1.0))
+            self.blow_all = blow_all
+
+        def forward(self, z):
+            up = torch.ones_like(z[..., :1], dtype=torch.bool) if self.blow_all else z[..., :1] > 0
+            return self.w * torch.where(up, 1e6 * z ** 3, -z)
+
+    ts, Z, _, _, _ = pendulum_data(DynamicsSettings(train=16, test=1), seed=0)
+    positive = int((Z[:, 0, 0] > 0).sum())
+    assert 0 < positive < 16
+    model = NeuralODE(Net())
+    curve = train_model(model, ts, Z, DynamicsSettings(train=16, epochs=3), record_every=1)
+    assert [c["dropped"] for c in curve] == [positive, 2 * positive, 3 * positive]
+    assert curve[-1]["skipped"] == 0 and np.isfinite(curve[-1]["train_mse"]) and torch.isfinite(model.net.w.detach())
+    assert model.net.w.item() != 1.0  # steps were taken
+    model = NeuralODE(Net(blow_all=True))
+    curve = train_model(model, ts, Z, DynamicsSettings(train=16, epochs=2), record_every=1)
+    assert curve[-1]["skipped"] == 2 and model.net.w.item() == 1.0
 
 
 def test_run_pendulum_rows_samples_and_seeding():
