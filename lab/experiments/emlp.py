@@ -144,7 +144,7 @@ def run(config: EMLPConfig, progress=None, control=None) -> EMLPResult:
 
                     out = train_one(model, task, group if model == "emlp" else symmetry,
                                     (Xtr, Ytr, Xte, Yte), schedule, seed=seed, device=device, progress=relay,
-                                    control=control, record_every=max(1, schedule.epochs(n) // 50),
+                                    control=control, record_every=max(1, schedule.epochs(n) // 20),
                                     symmetry=symmetry)
                     out.pop("net")
                     done += steps
