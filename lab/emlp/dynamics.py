@@ -56,8 +56,8 @@ tolerance.  The numbers, both exactly the original's (its trainer's ``log_rollou
   ``e(t) = |z_hat(t) - z(t)| / (|z_hat(t)| + |z(t)|)`` (Euclidean norms of the full 12-vector, positions and
   momenta), clamped below at ``1e-7``, and its geometric mean ``exp(mean log e)`` over all test trajectories and
   all 150 times -- ``t = 0`` included, where ``e = 0`` counts as the floor (a factor of about 0.93 on a typical
-  1e-2, the original's convention).  ``e <= 1`` always (triangle inequality); a diverged rollout (inf/nan)
-  counts as 1.
+  1e-2, the original's convention; its figure notebook clamps at 1e-5 instead, the same number unless errors
+  come near 1e-5).  ``e <= 1`` always (triangle inequality); a diverged rollout (inf/nan) counts as 1.
 * ``momentum_error`` (Figure 2.6 middle): the same with the angular momentum about z along the model's own rollout,
   ``|L_z(t) - L_z(0)| / (|L_z(t)| + |L_z(0)|)``, clamped below at ``1e-5`` (the figure notebook's floor), geometric
   mean over trajectories and times.  Normalised by ``L_z`` itself, as the original: a conserving model sits at the
