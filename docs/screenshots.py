@@ -22,7 +22,7 @@ from lab.dashboard import PANES  # noqa: E402
 OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
 #: the css prefix of a tab's Start button and status line
-RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr"}
+RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Equivariant models": ".eqm"}
 
 
 def slug(title: str) -> str:

@@ -345,3 +345,38 @@ def test_the_runner_locks_and_restores_widgets_and_shows_drawing_errors_inline()
     assert error.visible
     assert error.object == "could not draw the latest results: unexpected ValueError: cannot draw this"
     assert "**done**" in status.object and "step 5/5" in status.object and job.state == "done"
+
+
+def test_the_runner_is_settled_only_once_every_message_of_an_ended_job_was_drawn():
+    """A job can end between a poll's drain and its ``after_poll`` (its last messages still queued): that frame is
+    not the last one.  ``settled`` is true in exactly one frame, the one after the final message was handed over."""
+    import threading
+
+    import panel as pn
+
+    from lab.dashboard.runner import JobRunner
+
+    release, drained = threading.Event(), threading.Event()
+
+    def fn(progress, control):
+        progress({"kind": "tick", "i": 0})
+        release.wait(DEADLINE)  # ends only once the first poll has drained the tick
+        progress({"kind": "tick", "i": 1})
+        return "ok"
+
+    frames = []
+    runner = JobRunner(lambda m: drained.set() if m.get("i") == 0 else None, start=pn.widgets.Button(label="Start"))
+
+    def after_poll(count):
+        if drained.is_set() and not release.is_set():  # the job ends now, between this poll's drain and frame
+            release.set()
+            assert job.join(DEADLINE)
+        frames.append((count, runner.settled))
+
+    runner.after_poll = after_poll
+    job = Job.function(fn, "solve")
+    assert runner.start(job)
+    assert _poll_until(runner, lambda: not runner.busy)
+    assert not job.running
+    assert [s for _, s in frames].count(True) == 1 and frames[-1][1]  # the job ended two frames early: not "last"
+    assert frames[-1][0] >= 1  # the settled frame is the one that drew the final messages

@@ -180,7 +180,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._table.object = shown
 
     def _after_poll(self, count: int):
-        ended = not self.runner.running
+        ended = self.runner.settled
         if self._dirty and (ended or self.live.draw_due()):
             self.live.draw(final=ended)
             self._dirty = False

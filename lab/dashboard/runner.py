@@ -153,6 +153,13 @@ class JobRunner:
         return self.job is not None and self.job.running
 
     @property
+    def settled(self) -> bool:
+        """The job ended and every message it posted was drained: the frame drawn now is the last one.  (Not the
+        same as ``not running``: a job can end between a poll's drain and its frame, its last messages still
+        waiting, and that frame would be drawn as the last and then again.)"""
+        return self.job is not None and not self.job.running and not self.job.pending
+
+    @property
     def busy(self) -> bool:
         """A job is running, or it ended and its final message was not handed to the pane yet: the controls
         stay locked until then."""

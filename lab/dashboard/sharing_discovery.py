@@ -634,7 +634,7 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         for the next (``_dirty`` stays set)."""
         if not self._dirty:
             return
-        final = not self.runner.running
+        final = self.runner.settled
         now = time.monotonic()
         curves = self._view.get("method") == 1 and any(view.draw_due(now) for view in self.curves.values())
         matrices = self._matrices_due(now) and (curves or self._view.get("method") != 1)

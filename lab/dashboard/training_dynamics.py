@@ -269,7 +269,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._dirty = True
 
     def _after_poll(self, count: int):
-        ended = not self.runner.running
+        ended = self.runner.settled
         if self._dirty and (ended or self.live.draw_due()):
             self._redraw(final=ended)  # the last frame is always drawn, whatever the throttle
 
