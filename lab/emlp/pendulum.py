@@ -18,20 +18,20 @@ as the original: ``q1 = (0, 0, -1.5) + .2 N``, ``q2 = (0, 0, -3) + .2 N``, ``p =
 ``dt = 0.2`` s.
 
 Symmetry: H is invariant under O(2) acting on R^3 as rotations about z and reflections through planes containing
-z, applied to each of q1, q2, p1, p2 (the representation ``4*V``).  ``lab.groups`` has O(2), SO(2) and D(k) only
-on R^2: the embeddings into R^3 are built here (``z_axis_group``), named as in the original library
-(``O2eR3()``, ``SO2eR3()``, ``DkeR3(k)``); ``parse_group`` does not know these names.
+z, applied to each of q1, q2, p1, p2 (the representation ``4*V``).  The groups about z are ``lab.groups.z_axis``'s,
+named as in the original library (``O2eR3()``, ``SO2eR3()``, ``DkeR3(k)``, group texts of ``parse_group``);
+``ZAxisGroup`` and ``z_axis_group`` (which accepts only these) are re-exported here.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from ..errors import GroupError, LabError
-from ..groups import Group
+from ..errors import GroupError, LabError, ParseError
+from ..groups import Group, parse_group
+from ..groups.z_axis import ZAxisGroup
 from ._sizes import check_bytes, check_count, check_dtype
 
 STATE_DIM = 12
@@ -39,70 +39,22 @@ WINDY = (-0.08, -0.05, 0.0)  # eps * w0 of the windy pendulum (RPP appendix A.2.
 
 
 # ------------------------------------------------------------------------------------------- groups about z
-def _embed(mats) -> np.ndarray:
-    """2 x 2 matrices acting on (x, y), embedded as 3 x 3 matrices fixing z."""
-    mats = np.asarray(mats, dtype=float).reshape(-1, 2, 2)
-    out = np.tile(np.eye(3), (len(mats), 1, 1))
-    out[:, :2, :2] = mats
-    return out
-
-
-def _rot_z(theta: float) -> np.ndarray:
-    c, s = np.cos(theta), np.sin(theta)
-    return _embed([[c, -s], [s, c]])[0]
-
-
-_LIE_Z = np.array([[[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]])  # rotations about z
-_REFLECT_Y = np.diag([1.0, -1.0, 1.0])  # reflection through the xz plane
-
-
-class ZAxisGroup(Group):
-    """O(2), SO(2) or the dihedral group D(k) acting on R^3 about the z axis (z fixed).
-
-    The continuous ones are sampled uniformly (Haar): a uniform angle, and for O(2) a reflection with
-    probability 1/2.  D(k) (rotations by 2*pi/k and a reflection) is finite and sampled uniformly by the lab.
+def z_axis_group(text) -> ZAxisGroup:
+    """The group about z named by ``text``: ``"O2eR3()"``, ``"SO2eR3()"`` or ``"DkeR3(k)"`` (``parse_group``'s names,
+    ``lab.groups.z_axis``; the first two also without the parentheses).  Any other text, a group that does not act
+    about z included, is a ``GroupError``.
 
     >>> G = z_axis_group("O2eR3()")
     >>> G.d, G.num_lie, G.num_discrete, z_axis_group("DkeR3(6)").order()
     (3, 1, 1, 12)
     """
-
-    description = "O(2), SO(2) or D(k) acting on R^3 by rotations about z (and reflections through planes with z)"
-
-    def __init__(self, kind: str, k: int | None = None):
-        if kind == "O2":
-            super().__init__(discrete=_REFLECT_Y[None], lie=_LIE_Z, d=3, name="O2eR3()")
-        elif kind == "SO2":
-            super().__init__(lie=_LIE_Z, d=3, name="SO2eR3()")
-        elif kind == "D":
-            k = check_count(k, "the order k of DkeR3(k)")
-            if k < 1:
-                raise GroupError("DkeR3(k) needs k >= 1")
-            super().__init__(discrete=np.stack([_rot_z(2 * np.pi / k), _REFLECT_Y]), d=3, name=f"DkeR3({k})")
-        else:
-            raise GroupError(f"unknown group about z {kind!r}: O2, SO2 or D")
-        self.kind = kind
-
-    def _sample_one(self, rng) -> np.ndarray:
-        if self.kind == "D":
-            return super()._sample_one(rng)
-        g = _rot_z(rng.uniform(0.0, 2 * np.pi))
-        if self.kind == "O2" and rng.random() < 0.5:
-            g = g @ _REFLECT_Y
-        return g
-
-
-def z_axis_group(text: str) -> ZAxisGroup:
-    """``"O2eR3()"``, ``"SO2eR3()"`` or ``"DkeR3(k)"`` (also without the parentheses for the first two)."""
-    s = "".join(str(text).split())
-    if s in ("O2eR3()", "O2eR3"):
-        return ZAxisGroup("O2")
-    if s in ("SO2eR3()", "SO2eR3"):
-        return ZAxisGroup("SO2")
-    m = re.fullmatch(r"DkeR3\((\d{1,7})\)", s)
-    if m:
-        return ZAxisGroup("D", int(m.group(1)))
-    raise GroupError(f"unknown group about z {text!r}: O2eR3(), SO2eR3() or DkeR3(k)")
+    try:
+        group = parse_group(text)
+    except ParseError as err:
+        raise GroupError(str(err)) from None
+    if not isinstance(group, ZAxisGroup):
+        raise GroupError(f"{str(text)!r} is not a group about z: O2eR3(), SO2eR3() or DkeR3(k)")
+    return group
 
 
 # ------------------------------------------------------------------------------------------- the physics
@@ -170,7 +122,7 @@ class DoubleSpringPendulum:
     rep_in: str = "4*V"
     rep_out: str = "4*V"
     hamiltonian_rep: str = "Scalar"
-    group: str = "O2eR3()"  # the data's symmetry (O(2) about z; not a parse_group name: see z_axis_group)
+    group: str = "O2eR3()"  # the data's symmetry (O(2) about z: lab.groups.z_axis)
     groups: tuple = ("O2eR3()", "SO2eR3()", "DkeR3(6)")  # the thesis's EMLP variants (Table 2.2)
     default_n: int = 32
     description: str = field(default="double spring pendulum in 3-D, O(2) about z: (q1, q2, p1, p2) in R^12",

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import LabError
 from ._sizes import check_bytes, check_count, check_dtype
-from .pendulum import DoubleSpringPendulum, z_axis_group
+from .pendulum import DoubleSpringPendulum
 
 ETA = np.diag([1.0, -1.0, -1.0, -1.0])  # the thesis's Minkowski metric (time first)
 
@@ -194,18 +194,14 @@ def make(name: str, n: int | None = None, seed: int = 0, dtype=np.float32) -> tu
 
 
 def task_group(text):
-    """A group text as a lab ``Group``: ``lab.groups.parse_group``'s names, and the pendulum's groups about z
-    (``O2eR3()``, ``SO2eR3()``, ``DkeR3(k)``), which ``parse_group`` lacks.
+    """A group text as a lab ``Group``: ``lab.groups.parse_group``'s names, the pendulum's groups about z
+    (``O2eR3()``, ``SO2eR3()``, ``DkeR3(k)``, ``lab.groups.z_axis``) included.
 
     >>> task_group("O13()"), task_group("DkeR3(6)")
     (O13(), DkeR3(6))
     """
-    from ..groups import Group, parse_group
+    from ..groups import parse_group
 
-    if isinstance(text, Group):
-        return text
-    if "eR3" in str(text):
-        return z_axis_group(text)
     return parse_group(text)
 
 

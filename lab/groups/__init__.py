@@ -1,4 +1,4 @@
-"""Groups of the lab and the text form used to name them (``"S(5)"``, ``"Z(8)*Z(8)"``, ``"SO13()"``)."""
+"""Groups of the lab and the text form used to name them (``"S(5)"``, ``"Z(8)*Z(8)"``, ``"SO13()"``, ``"O2eR3()"``)."""
 from __future__ import annotations
 
 import inspect
@@ -8,15 +8,16 @@ from ..text import TokenStream
 from .base import DirectProduct, Footprint, Group
 from .matrix import GL, SL, SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
+from .z_axis import DkeR3, O2eR3, SO2eR3, ZAxisGroup
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
     for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, Cube, RubiksCube,
-                C, D, SO, O, SO13p, SO13, O13, Sp, SL, GL, U, SU)
+                C, D, SO, O, SO2eR3, O2eR3, DkeR3, SO13p, SO13, O13, Sp, SL, GL, U, SU)
 }
 
 __all__ = ["Group", "DirectProduct", "Footprint", "GROUPS", "parse_group", "group_footprint", "max_size",
-           "group_catalog", *GROUPS]
+           "group_catalog", "ZAxisGroup", *GROUPS]
 
 
 def _arg_names(cls) -> list[str]:
