@@ -5,7 +5,7 @@ import torch
 
 from lab.control import Control, Stopped
 from lab.emlp import DoubleSpringPendulum, angular_momentum_z, z_axis_group
-from lab.emlp.dynamics import (MODELS, PAPER, SMALL, DynamicsSettings, build_model, evaluate, geometric_mean,
+from lab.emlp.dynamics import (AUGMENTED, MODELS, PAPER, augment_pool, SMALL, DynamicsSettings, build_model, evaluate, geometric_mean,
                                momentum_error, momentum_errors, pendulum_data, relative_errors, rollout,
                                rollout_error, run_pendulum, to_float64, train_model)
 from lab.errors import LabError
@@ -234,3 +234,37 @@ def test_evaluate_counts_a_diverging_field_as_error_one(states):
 
     ev = evaluate(Blowup(), states.numpy(), true, ts, DynamicsSettings())
     assert ev["integrator"] == "rk4" and ev["rollout_error"] > 0.5
+
+
+def test_augmentation_turns_true_trajectories_into_true_trajectories():
+    """``augment_pool``: matrices I_4 (x) g with g in O(2) about z (orthogonal, fixing e_z up to sign, both
+    components drawn); a true chunk turned by one is the true flow from the turned start (the dynamics commute)."""
+    task = DoubleSpringPendulum(n_steps=5)
+    pool = augment_pool(0, 64)
+    assert pool.shape == (64, 12, 12)
+    g = pool[:, :3, :3]
+    assert not torch.allclose(pool[0], pool[1])  # not one element repeated
+    for k in range(64):
+        assert torch.allclose(pool[k], torch.kron(torch.eye(4, dtype=pool.dtype), g[k]))
+    assert torch.allclose(g @ g.transpose(1, 2), torch.eye(3, dtype=g.dtype).expand(64, 3, 3), atol=1e-12)
+    assert torch.allclose(g[:, 2, 2].abs(), torch.ones(64, dtype=g.dtype))
+    assert torch.allclose(g[:, 2, :2], torch.zeros(64, 2, dtype=g.dtype))
+    dets = torch.linalg.det(g)
+    assert (dets > 0).any() and (dets < 0).any()  # rotations and reflections
+    z0 = torch.as_tensor(task.initial_conditions(3, 0))
+    zs = task.integrate(z0)  # (3, 5, 12)
+    turned = torch.einsum("ij,ntj->nti", pool[5], zs)
+    again = task.integrate(turned[:, 0])
+    assert torch.allclose(again, turned, atol=1e-5)
+    with pytest.raises(AssertionError):  # power: a non-symmetry (a turn about x) is not a true trajectory
+        R = torch.tensor([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]], dtype=zs.dtype)
+        off = torch.einsum("ij,ntj->nti", torch.kron(torch.eye(4, dtype=zs.dtype), R), zs)
+        assert torch.allclose(task.integrate(off[:, 0]), off, atol=1e-5)
+
+
+def test_augmented_mlps_train_and_report_a_held_out_chunk_mse():
+    rows = run_pendulum(AUGMENTED, (), TINY, seed=1)
+    assert [r["model"] for r in rows] == list(AUGMENTED)
+    for r in rows:
+        assert len(r["curve"]) == TINY.steps() and np.isfinite(r["curve"][-1]["train_mse"])
+        assert 0 < r["test_mse"] < np.inf and 0 < r["rollout_error"] <= 1

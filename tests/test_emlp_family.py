@@ -38,7 +38,9 @@ def test_the_json_contract(tmp_path):
 
 @pytest.mark.parametrize("args, words", [
     (["--sizes", "x"], "whole numbers"), (["--sizes", "1"], "at least 2"), (["--group", "Q(3)"], "unknown group"),
-    (["--models", "cnn"], "unknown value"), (["--task", "mnist"], "invalid choice")])
+    (["--models", "cnn"], "unknown value"), (["--task", "mnist"], "invalid choice"),
+    (["--task", "pendulum", "--group", "O(3)"], "about z"), (["--task", "pendulum", "--dynamics", "lstm"], "unknown value"),
+    (["--task", "inertia", "--dynamics", "node"], "pendulum only")])
 def test_bad_input_is_one_line_and_exit_2(args, words):
     res = _lab("emlp", *args, "--no-save")
     assert res.returncode == 2 and words in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
@@ -66,6 +68,33 @@ def test_the_costs_are_known_before_work():
     assert paper.schedule().epochs(30) == 1000 and paper.schedule().epochs(30000) == 30 and paper.test_points == 5000
     with pytest.raises(LabError):
         EMLPConfig(task="inertia", sizes=("10000000000",)).validate()  # the data alone is over the memory limit
+    pend = EMLPConfig(task="pendulum").validate()  # 64 trajectories, 150 full-batch steps, 3 models x HNN/NODE
+    assert pend.size_list == [64] and pend.total_steps() == 6 * 150 and pend.test_points == 16
+    assert pend.model_names == ["hnn-mlp", "hnn-mlp-aug", "hnn-emlp", "node-mlp", "node-mlp-aug", "node-emlp"]
+    paper = EMLPConfig(task="pendulum", scale="paper", models=("emlp",), dynamics=("hnn",)).validate()
+    assert paper.size_list == [500] and paper.total_steps() == 2000 and paper.dynamics_settings(500).channels == 128
+    with pytest.raises(LabError):
+        EMLPConfig(task="pendulum", sizes=("100000000",)).validate()  # the trajectories' bytes, refused first
+
+
+def test_the_pendulum_json_contract_and_noether(tmp_path):
+    """``lab emlp --task pendulum``: every model of ``--dynamics`` x ``--models`` with its rollout and L_z errors;
+    an EMLP-HNN over O(2) about z conserves L_z even barely trained (Noether), an MLP-HNN does not."""
+    res = _lab("emlp", "--task", "pendulum", "--models", "mlp,emlp", "--dynamics", "hnn", "--sizes", "8",
+               "--epochs", "3", "--channels", "8", "--test", "3", "--json", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["task"] == "pendulum" and out["sizes"] == [8] and out["group"] == "O2eR3()"
+    assert set(out["models"]) == {"hnn-mlp", "hnn-emlp"}
+    for m in out["models"].values():
+        assert {"test_mse", "rollout_error", "momentum_error", "equivariance_error"} <= set(m)
+        assert 0 < m["rollout_error"][0] <= 1 and 0 < m["momentum_error"][0] <= 1 and m["test_mse"][0] > 0
+    emlp, mlp = out["models"]["hnn-emlp"], out["models"]["hnn-mlp"]
+    assert emlp["momentum_error"][0] < 1e-3 < mlp["momentum_error"][0]  # measured 1e-5 (the floor) against 0.06
+    assert emlp["equivariance_error"] < 1e-4 < mlp["equivariance_error"]
+    saved = FAMILY.load(next(tmp_path.iterdir()))
+    assert sorted(saved.results["model"]) == ["hnn-emlp", "hnn-mlp"]
+    assert saved.results.set_index("model")["rollout_error"]["hnn-emlp"] == pytest.approx(emlp["rollout_error"][0])
 
 
 @pytest.mark.slow

@@ -10,9 +10,15 @@ Start runs the ``emlp`` experiment family (``lab.experiments.emlp``) as a ``lab.
   size, log-log;
 * the **results table**: per model and size the test and train MSE and the equivariance error of the trained
   model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0).
+
+For the **pendulum** (thesis 2.7.2) each model is a Hamiltonian network and/or a Neural ODE (the *Learns* buttons),
+the log shows the training loss (1 s chunks), the data-efficiency plot the 30 s rollout error against the training
+trajectories, the table adds the rollout and L_z errors, and one held-out rollout is drawn against the true one
+(the outer bob from above and from the side, and L_z along it: a conserving model keeps it flat).
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import panel as pn
 import param
@@ -20,8 +26,8 @@ import param
 from ..device import DEVICES
 from ..experiments.emlp import EMLPConfig, results_dir
 from ..jobs import Job
-from ..plots.emlp_bokeh import data_efficiency_figure
-from ..plots.style import MODEL_COLOURS, MODEL_LABELS
+from ..plots.emlp_bokeh import data_efficiency_figure, rollout_data, rollout_figures
+from ..plots.style import DYNAMICS_LABELS, MODEL_COLOURS, MODEL_LABELS
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings
 from .layout import SidebarPane, titled
@@ -32,11 +38,18 @@ from .worker_pane import WorkerPaneMixin
 #: the config fields the pane shows (every declared one meant for the dashboard)
 CONFIG_NAMES = [o.name for o in EMLPConfig.declarations() if o.ui]
 #: one curve per model and size, in the order they train (colours: the models', as in the data-efficiency plot)
-PLOTS = (LivePlot("emlp-log", y="test_mse", x="step", title="test MSE while training, in turn",
+PLOTS = (LivePlot("emlp-log", y="mse", x="step", title="test MSE while training, in turn",
                   xlabel="epochs of the whole run (sizes left to right)", ylabel="test MSE", logy=True,
                   height=300),)
+#: the log's words per kind of task (the pendulum's records carry the training loss: its test is the rollout)
+LOG_WORDS = {"regression": {"title": "test MSE while training, in turn", "ylabel": "test MSE",
+                            "xlabel": "epochs of the whole run (sizes left to right)"},
+             "pendulum": {"title": "training loss (1 s chunks) while training, in turn", "ylabel": "train MSE",
+                          "xlabel": "steps of the whole run (models in turn)"}}
 COLUMNS = {"model": "model", "size": "N", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
            "equivariance_error": "equivariance error", "seconds": "seconds"}
+#: the pendulum's columns beside them (Table 2.2's number and Figure 2.6's L_z)
+PENDULUM_COLUMNS = {"rollout_error": "rollout error", "momentum_error": "L_z error"}
 
 
 def unit_name(model: str, size: int) -> str:
@@ -45,7 +58,8 @@ def unit_name(model: str, size: int) -> str:
 
 class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     #: a comma list typed in a box (a list of free numbers has no widget of its own); its default is the config's
-    sizes = param.Parameter(default=EMLPConfig.option_named("sizes").default, doc="training-set sizes")
+    sizes = param.Parameter(default=EMLPConfig.option_named("sizes").default,
+                            doc="training-set sizes (None: the task's)")
     worker = param.Selector(default="process", objects=["process", "thread"],
                             doc="where training runs: a worker process (the event loop stays free to draw) or a "
                                 "thread")
@@ -63,21 +77,28 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                 error=self._error, detail=self._detail, after_poll=self._after_poll)
         guard_settings(self, self._controls)
         self._watch_settings()
-        self._reset_plots(list(self.models), [int(s) for s in self.sizes])
+        self._reset_plots(self._planned())
 
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes),
+        self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes or ()),
+                                             placeholder="the task's: 100,1000 (pendulum: 64 trajectories)",
                                              css_classes=["eqm-sizes"])
         self._sizes_w.param.watch(lambda e: setattr(self, "sizes", tuple(s.strip() for s in e.new.split(",")
-                                                                         if s.strip())), "value")
+                                                                         if s.strip()) or None), "value")
+        self._dynamics_w = titled(pn.widgets.CheckButtonGroup.from_param(
+            p.dynamics, css_classes=["eqm-dynamics"], options={DYNAMICS_LABELS[k]: k for k in p.dynamics.objects}),
+            "Learns (pendulum): Hamiltonian or vector field")
+        self._dynamics_w.visible = self.task == "pendulum"
+        self.param.watch(lambda e: setattr(self._dynamics_w, "visible", e.new == "pendulum"), "task")
         self._job_widgets("eqm", "Press **Start** to train.")
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["eqm-task"]),
             titled(pn.widgets.CheckButtonGroup.from_param(p.models, css_classes=["eqm-models"],
                                                           options={MODEL_LABELS[m]: m for m in p.models.objects}),
                    "Models (trained in turn)"),
+            self._dynamics_w,
             pn.widgets.TextInput.from_param(p.group, label="EMLP's group (empty: the task's)",
                                             css_classes=["eqm-group"]),
             self._sizes_w,
@@ -98,6 +119,10 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                          css_classes=["eqm-efficiency"])
         self._table = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                         css_classes=["eqm-results"])
+        self._rollout = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=280, css_classes=["eqm-rollout"])
+        self._rollout_head = pn.pane.Markdown("")
+        #: the pendulum's rollout, shown for that task only (a Bokeh pane's own ``visible`` follows its object's)
+        self._rollout_box = pn.Column(self._rollout_head, self._rollout, visible=False, sizing_mode="stretch_width")
 
     def _sidebar(self):
         return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
@@ -106,6 +131,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         return pn.Column(
             self._error, self._progress, self._status,
             pn.Row(self._efficiency, self.live.panes["emlp-log"], sizing_mode="stretch_width"),
+            self._rollout_box,
             pn.pane.Markdown("#### Results (equivariance error: the EMLP suite's metric under the task's group)"),
             self._table, sizing_mode="stretch_width")
 
@@ -113,7 +139,13 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def config(self) -> EMLPConfig:
         values = config_values(self, CONFIG_NAMES)
         values["group"] = (values["group"] or "").strip() or None
-        return EMLPConfig(**values)
+        values["sizes"] = self.sizes or None
+        return EMLPConfig(**EMLPConfig.applicable(values))
+
+    def _planned(self) -> EMLPConfig:
+        """The settings as they stand, unchecked: what the empty plots are drawn for before a run."""
+        return EMLPConfig(**EMLPConfig.applicable({"task": self.task, "models": tuple(self.models),
+                                                   "dynamics": tuple(self.dynamics), "sizes": self.sizes or None}))
 
     @guard("starting the run", default=False)
     def start(self) -> bool:
@@ -125,7 +157,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._error.visible = False
         self._info = {"task": job.config.task}
         self._rows = []
-        self._reset_plots(list(job.config.models), job.config.size_list)
+        self._reset_plots(job.config)
         return self.runner.start(job)
 
     @guard("stopping the run")
@@ -136,15 +168,27 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         return self.runner.poll()
 
     # ------------------------------------------------------------------ messages (event loop)
-    def _reset_plots(self, models, sizes) -> None:
+    def _reset_plots(self, config: EMLPConfig) -> None:
+        models, sizes = config.model_names, config.size_list
+        pendulum = config.task == "pendulum"
         units = [unit_name(m, n) for n in sizes for m in models]
         for n in sizes:
             for m in models:
                 self.live.colours[unit_name(m, n)] = MODEL_COLOURS.get(m, "#333333")
+        self.live.relabel("emlp-log", **LOG_WORDS["pendulum" if pendulum else "regression"])
         self.live.reset(units)
         self._offset, self._unit, self._unit_epochs = 0, None, 0
-        fig, self._sources = data_efficiency_figure(models, title=f"test MSE against training-set size "
-                                                                  f"({self.task})")
+        if pendulum:
+            fig, self._sources = data_efficiency_figure(
+                models, title="30 s rollout error against training trajectories (pendulum)",
+                xlabel="training trajectories", ylabel="rollout error (geometric mean)")
+            self._rollout.object, self._rollout_sources = rollout_figures(models)
+        else:
+            fig, self._sources = data_efficiency_figure(models, title=f"test MSE against training-set size "
+                                                                      f"({config.task})")
+            self._rollout.object, self._rollout_sources = None, {}
+        self._rollout_head.object = ""
+        self._rollout_box.visible = pendulum
         self._efficiency.object = fig
         self._table.object = pd.DataFrame()
 
@@ -158,24 +202,43 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 self._offset += self._unit_epochs
                 self._unit = unit
             self._unit_epochs = msg["epochs"]
+            mse = msg["test_mse"] if "test_mse" in msg else msg["train_mse"]  # the pendulum's: the training loss
             self.live.add([{"unit": unit_name(msg["model"], msg["size"]), "seed": msg.get("seed", 0),
-                            "step": self._offset + msg["epoch"], "test_mse": msg["test_mse"]}])
+                            "step": self._offset + msg["epoch"], "mse": mse}])
             self._dirty = True
         elif kind == "result":
-            self._rows.append({k: msg.get(k) for k in COLUMNS})
+            self._rows.append({k: msg.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)})
+            if msg.get("rollout") is not None:
+                self._show_rollout(msg)
             self._show_results()
+
+    def _show_rollout(self, msg: dict) -> None:
+        """The model's held-out rollout (the first test start of its size and seed) beside the true one."""
+        r, t = msg["rollout"], msg["times"]
+        if "true" in self._rollout_sources:
+            self._rollout_sources["true"].data = rollout_data(r["true"], r["true_lz"], t)
+        if msg["model"] in self._rollout_sources:
+            self._rollout_sources[msg["model"]].data = rollout_data(r["pred"], r["pred_lz"], t)
+        self._rollout_head.object = (f"#### One held-out rollout, {t[-1]:.0f} s (N={msg['size']}, seed "
+                                     f"{msg['seed']}): the truth dashed; a model conserving L_z keeps it flat")
 
     def _show_results(self) -> None:
         df = pd.DataFrame(self._rows)
-        mean = df.groupby(["model", "size"], sort=False)["test_mse"].mean()
+        pendulum = df["rollout_error"].notna().any()
+        if pendulum:  # Table 2.2's number, a geometric mean over seeds (it is one over trajectories and times)
+            mean = np.exp(np.log(df["rollout_error"].astype(float)).groupby([df["model"], df["size"]],
+                                                                           sort=False).mean())
+        else:
+            mean = df.groupby(["model", "size"], sort=False)["test_mse"].mean()
         for m, src in self._sources.items():
             if m in mean.index.get_level_values(0):
                 points = mean.loc[m]
                 src.data = {"x": [int(n) for n in points.index], "y": [float(v) for v in points.values]}
-        shown = df.rename(columns=COLUMNS)
+        names = COLUMNS | (PENDULUM_COLUMNS if pendulum else {})
+        shown = df[list(names)].rename(columns=names)
         shown["model"] = shown["model"].map(lambda m: MODEL_LABELS.get(m, m))
-        for c in ("test MSE", "train MSE", "equivariance error"):
-            shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None else "-")
+        for c in ("test MSE", "train MSE", "equivariance error", *(PENDULUM_COLUMNS.values() if pendulum else ())):
+            shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None and v == v else "-")
         shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}")
         self._table.object = shown
 

@@ -258,6 +258,13 @@ class LiveView:
         self.frames, self.frame_costs = [], []
         self._build()
 
+    def relabel(self, name: str, **changes) -> None:
+        """Change a plot's words (``title``, ``xlabel``, ``ylabel``) for the figures the next ``reset`` builds (a pane
+        whose plot means another quantity for another task)."""
+        from dataclasses import replace
+
+        self.plots[name] = replace(self.plots[name], **changes)
+
     def add(self, rows) -> None:
         """Rows of new steps (kept; drawn by the next ``draw``)."""
         self.data.add(rows)

@@ -8,6 +8,9 @@ Models (``build_model``), on the state ``z = (q1, q2, p1, p2)`` in R^12, the lab
   ``4*V -> 4*V`` (equivariant: ``f(rho(g) z) = rho(g) f(z)``);
 * ``hnn-mlp`` / ``hnn-emlp`` -- a Hamiltonian network: ``H_theta(z)``, an MLP or an EMLP ``4*V -> Scalar``
   (invariant), and ``dz/dt = J grad H_theta(z)`` by autograd (the graph kept while training).
+* ``node-mlp-aug`` / ``hnn-mlp-aug`` -- the MLPs trained with augmentation (a lab baseline, not in the thesis's
+  Table 2.2): every training chunk turned by a random element of O(2) about z (``augment_pool``), a true
+  trajectory again since the dynamics commute with the group.
 
 An HNN conserves its own ``H_theta`` along its flow; an EMLP-HNN over a group with rotations about z (``O2eR3()``,
 ``SO2eR3()``) also conserves the angular momentum ``L_z`` (Noether: ``H_theta`` is invariant under the flow
@@ -88,6 +91,10 @@ from ..nn import EMLP, MLP, equivariance_error
 from .pendulum import DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, z_axis_group
 
 MODELS = ("node-mlp", "node-emlp", "hnn-mlp", "hnn-emlp")
+#: the MLPs trained with augmentation (a lab baseline beside the thesis's: each training chunk turned by an element
+#: of the data's symmetry, ``SYMMETRY``, drawn per chunk and step -- a turned trajectory is a true trajectory)
+AUGMENTED = ("node-mlp-aug", "hnn-mlp-aug")
+AUGMENT_POOL = 2048  # group elements sampled once per model and drawn from per chunk (as lab.emlp.train's pool)
 GROUPS = ("O2eR3()", "SO2eR3()", "DkeR3(6)", "DkeR3(2)")  # Table 2.2's, and D2 of the text (no conservation)
 SYMMETRY = "O2eR3()"  # the data's symmetry: what every model's equivariance error is measured under
 STATE_FLOOR = 1e-7  # the original trainer's clamp of the state's relative error
@@ -180,9 +187,10 @@ class HamiltonianNN(_Field):
 
 
 def _split(name: str) -> tuple[str, str]:
-    if name not in MODELS:
-        raise LabError(f"unknown pendulum model {name!r}: one of {', '.join(MODELS)}")
-    kind, net = name.split("-")
+    """``"hnn-mlp-aug"`` -> ``("hnn", "mlp-aug")``."""
+    if name not in MODELS + AUGMENTED:
+        raise LabError(f"unknown pendulum model {name!r}: one of {', '.join(MODELS + AUGMENTED)}")
+    kind, net = name.split("-", 1)
     return kind, net
 
 
@@ -291,11 +299,18 @@ def error_curve(errors, floor: float) -> tuple[list, list]:
 
 
 # ------------------------------------------------------------------------------------------- train, evaluate
+def augment_pool(seed: int, n: int = AUGMENT_POOL) -> torch.Tensor:
+    """``n`` elements of the data's symmetry (``SYMMETRY``) as 12 x 12 matrices ``I_4 (x) g`` (float64)."""
+    g = z_axis_group(SYMMETRY).sample(n, rng=np.random.default_rng(10_000 + seed))
+    return torch.as_tensor(np.einsum("ab,nij->naibj", np.eye(4), g).reshape(n, 12, 12))
+
+
 def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0, progress=None, control=None,
-                label: str = "", record_every: int | None = None) -> list:
+                label: str = "", record_every: int | None = None, augment: bool = False) -> list:
     """Fit ``model`` to chunks ``Z`` (n, chunk_len, 12) at times ``ts`` (chunk_len,): RK4 from ``Z[:, 0]`` with
-    ``settings.substeps`` steps per interval, MSE to ``Z``, Adam.  Returns the curve (one record per
-    ``record_every`` steps, each also sent to ``progress``)."""
+    ``settings.substeps`` steps per interval, MSE to ``Z``, Adam.  ``augment``: every chunk of a step is first
+    turned by its own element of ``augment_pool`` (the whole chunk by one ``rho(g)``).  Returns the curve (one
+    record per ``record_every`` steps, each also sent to ``progress``)."""
     settings.check()
     param = next(model.parameters())
     dev, dtype = param.device, param.dtype
@@ -308,12 +323,16 @@ def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0,
     total = settings.steps()
     record_every = record_every or max(1, total // 50)
     gen = torch.Generator(device="cpu").manual_seed(seed)
+    pool = augment_pool(seed).to(device=dev, dtype=dtype) if augment else None
     curve, k, skipped, dropped = [], 0, 0, 0
     for epoch in range(1, settings.epochs + 1):
         order = torch.randperm(n, generator=gen).to(dev)
         for i in range(0, n, batch):
             checkpoint(control)
             zb = Z[order[i:i + batch]]
+            if pool is not None:  # z -> rho(g) z, one g per chunk
+                pick = torch.randint(len(pool), (len(zb),), generator=gen).to(dev)
+                zb = torch.einsum("nij,ntj->nti", pool[pick], zb)
             opt.zero_grad(set_to_none=True)
             pred = rollout(model, zb[:, 0], ts, method="rk4", step=step, create_graph=True)
             per = (pred - zb).pow(2).mean((1, 2))
@@ -397,6 +416,15 @@ def state_scale(Z) -> float:
     return float(np.sqrt(np.mean(np.sum(Z ** 2, -1)))) if Z.size else 1.0
 
 
+def held_out_mse(pred, true, points: int) -> float:
+    """The training loss on held-out starts: the MSE of the state over the first ``points`` observation times
+    (one training chunk, 1 s) of the evaluation rollouts (n, T, 12); a diverged entry counts as ``inf``."""
+    d = np.asarray(pred, dtype=np.float64)[:, :points] - np.asarray(true, dtype=np.float64)[:, :points]
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = float(np.mean(d ** 2))
+    return v if math.isfinite(v) else math.inf
+
+
 def _equivariance(model, name: str, group_text: str, x) -> float:
     """``lab.nn.equivariance_error`` of the model's network under ``group_text`` (reps ``4*V -> 4*V`` for a Neural
     ODE's field, ``4*V -> Scalar`` for a Hamiltonian), 5 sampled elements, on the states ``x``."""
@@ -410,11 +438,12 @@ def _equivariance(model, name: str, group_text: str, x) -> float:
 
 
 def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = SMALL, seed: int = 0,
-                 progress=None, control=None) -> list:
+                 progress=None, control=None, data=None) -> list:
     """Train and evaluate every model of ``models`` (the ``*-emlp`` ones once per group of ``groups``) on the
     double spring pendulum; one row each::
 
-        {"model", "group" (None for MLPs), "label", "seed", "rollout_error", "momentum_error",
+        {"model", "group" (None for MLPs), "label", "seed", "rollout_error", "momentum_error", "test_mse"
+         (``held_out_mse``: the training loss on the held-out starts),
          "equivariance_error" (under O2eR3(), the data's symmetry), "group_equivariance_error" (under the
          model's own group; the MLPs: O2eR3()) -- lab.nn.equivariance_error, 5 sampled elements, on up to 64 true
          states of the held-out rollouts, "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
@@ -427,7 +456,8 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
     ...}``, then per model ``{"kind": "step", "model" (the label), "step", "steps", "train_mse", "skipped",
     "dropped", "done", "total_steps"}`` (about 50 a model) and ``{"kind": "result", ...}`` (the row without
     samples, times and curve); ``control`` is checked every step and every field evaluation of the evaluation
-    rollouts (``lab.control.Stopped`` propagates)."""
+    rollouts (``lab.control.Stopped`` propagates).  ``data``: ``pendulum_data(settings, seed)``, when the caller
+    has it already (it is the same for every model of a seed)."""
     settings = settings.check()
     plan = []
     for name in models:
@@ -443,7 +473,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
     total = settings.steps() * len(plan)
     emit({"kind": "started", "models": [f"{m} {g}" if g else m for m, g in plan], "steps": settings.steps(),
           "total_steps": total, "train": settings.train, "test": settings.test})
-    ts, Z, z0, ts_long, true = pendulum_data(settings, seed)
+    ts, Z, z0, ts_long, true = data if data is not None else pendulum_data(settings, seed)
     scale = state_scale(Z)
     # equivariance measured on true states of the held-out rollouts: up to 64, spread over trajectories and time
     spread = true[:, ::max(1, (len(true) * true.shape[1]) // 64)].reshape(-1, true.shape[-1])
@@ -459,12 +489,14 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
         def relay(record, base=base):
             emit(record | {"done": base + record["step"], "total_steps": total})
 
-        curve = train_model(model, ts, Z, settings, seed=seed, progress=relay, control=control, label=label)
+        curve = train_model(model, ts, Z, settings, seed=seed, progress=relay, control=control, label=label,
+                            augment=name in AUGMENTED)
         ev = evaluate(model, z0, true, ts_long, settings, control=control)
         model = model.cpu()
         pred = ev.pop("pred")
         row = {"model": name, "group": g, "label": label, "seed": seed,
                "rollout_error": ev["rollout_error"], "momentum_error": ev["momentum_error"],
+               "test_mse": held_out_mse(pred, true, len(ts)),
                "equivariance_error": _equivariance(model, name, SYMMETRY, x_eq),
                "group_equivariance_error": _equivariance(model, name, g or SYMMETRY, x_eq),
                "train_mse": curve[-1]["train_mse"], "skipped_steps": curve[-1]["skipped"],

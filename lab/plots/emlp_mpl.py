@@ -59,7 +59,8 @@ def _styles(names) -> dict:
     out, k = {}, 0
     for name in dict.fromkeys(names):
         if name in MODEL_COLOURS:
-            out[name] = (MODEL_COLOURS[name], MODEL_MARKERS[name])
+            base = name.split("-", 1)[1] if name.startswith(("hnn-", "node-")) else name  # hnn-emlp: emlp's
+            out[name] = (MODEL_COLOURS[name], MODEL_MARKERS[base])
         else:
             out[name] = (OTHER_COLOURS[k % len(OTHER_COLOURS)], OTHER_MARKERS[k % len(OTHER_MARKERS)])
             k += 1

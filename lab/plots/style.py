@@ -24,6 +24,14 @@ LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + pena
 #: models keep the colours of the training strategies they are (MLP as Nom, MLP-Aug as Aug, EMLP as Equi)
 MODEL_COLOURS = {"mlp": COLOURS["nom"], "mlp-aug": COLOURS["aug"], "emlp": COLOURS["equi"]}
 MODEL_LABELS = {"mlp": "MLP", "mlp-aug": "MLP-Aug", "emlp": "EMLP"}
+#: the pendulum's models (``hnn-emlp``, ``node-mlp``, ...): a Hamiltonian network in its model's colour, a Neural
+#: ODE in the light tone of the same hue (tab20's pairs), so one colour still means one network
+_LIGHT = {"mlp": "#ff9896", "mlp-aug": "#aec7e8", "emlp": "#98df8a"}
+DYNAMICS_LABELS = {"hnn": "HNN", "node": "NODE"}
+for _net in list(MODEL_LABELS):
+    MODEL_COLOURS[f"hnn-{_net}"], MODEL_COLOURS[f"node-{_net}"] = MODEL_COLOURS[_net], _LIGHT[_net]
+    for _kind, _word in DYNAMICS_LABELS.items():
+        MODEL_LABELS[f"{_kind}-{_net}"] = f"{_word} {MODEL_LABELS[_net]}"
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
 #: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
 #: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.
