@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.plots.emlp_mpl import curves_figure, data_efficiency_figure, model_label
+from lab.plots.emlp_mpl import curves_figure, data_efficiency_figure, model_label, rollout_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = [30, 100, 300]
@@ -214,3 +214,32 @@ def test_the_module_imports_no_training_code():
                                               ("a_b", None, "a b")])
 def test_model_labels(name, group, label):
     assert model_label(name, group) == label
+
+
+def _pendulum_row(model, size, seed, shift):
+    t = np.arange(150) * 0.2
+    true = np.zeros((150, 12))
+    true[:, 3], true[:, 4], true[:, 5] = np.cos(t), np.sin(t), -3.0
+    pred = true.copy()
+    pred[:, 3] += shift
+    return {"model": model, "size": size, "seed": seed, "rollout_error": 0.1 + shift, "times": t.tolist(),
+            "rollout": {"true": true.tolist(), "pred": pred.tolist(), "true_lz": [1.0] * 150,
+                        "pred_lz": (1.0 - shift * t).tolist()}}
+
+
+def test_the_rollout_figure_draws_the_largest_size_outer_bob_and_lz_of_every_model():
+    rows = [_pendulum_row("hnn-mlp", 8, 0, 0.5), _pendulum_row("hnn-emlp", 8, 0, 0.0),
+            _pendulum_row("hnn-mlp", 64, 0, 0.3), _pendulum_row("hnn-emlp", 64, 0, 0.1),
+            {"model": "hnn-mlp", "size": 64, "seed": 1, "rollout": None}]
+    fig = rollout_figure(rows, group="O2eR3()")
+    above, side, lz = fig.axes
+    # the truth and two models (size 64, seed 0) in each panel, plus the start dot in the projections
+    assert len(lz.get_lines()) == 3 and len(above.get_lines()) == 4 and len(side.get_lines()) == 4
+    xs = [line.get_xdata()[0] for line in above.get_lines()[1:3]]
+    assert xs == pytest.approx([1.3, 1.1])  # the outer bob (q2 = entries 3:6) of the models at N = 64
+    assert side.get_lines()[0].get_ydata()[0] == -3.0  # side view: z
+    assert lz.get_lines()[1].get_ydata()[-1] == pytest.approx(1.0 - 0.3 * 29.8)
+    assert "N = 64" in fig._suptitle.get_text()
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts[0] == "true" and any(t.startswith("HNN MLP") for t in texts) and texts[-1] == "start"
+    assert rollout_figure([]).axes[1].texts  # nothing to draw: it says so

@@ -249,3 +249,62 @@ def curves_figure(curves, group: str | None = None, title: str = "", logy: bool 
     if title:
         fig.suptitle(_words(title), fontsize=11)
     return fig
+
+
+#: the pendulum's state layout (``lab.emlp.pendulum``: q1, q2, p1, p2): the rollout drawn is the outer bob's
+OUTER_BOB = slice(3, 6)
+
+
+def rollout_figure(rows, group: str | None = None, title: str = ""):
+    """The pendulum (thesis Figure 2.6): one held-out rollout of every model against the true one -- the outer bob
+    from above (x, y) and from the side (x, z), and the angular momentum about z along it (a model that conserves it
+    draws a flat line).  ``rows``: the ``emlp`` family's pendulum rows (``result.rows``, each with its
+    ``"rollout"``); the largest size's first seed is drawn.  The truth is dashed black."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    rows = [r for r in rows if r.get("rollout") is not None]
+    fig = Figure(figsize=(11.5, 3.6), layout="constrained")
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 1.5]})
+    if not rows:
+        axes[1].text(0.5, 0.5, "no pendulum rollouts", ha="center", va="center", transform=axes[1].transAxes,
+                     color="gray")
+        return fig
+    n = max(int(r["size"]) for r in rows)
+    seed = min(int(r["seed"]) for r in rows if int(r["size"]) == n)
+    shown = [r for r in rows if int(r["size"]) == n and int(r["seed"]) == seed]
+    times = np.asarray(shown[0]["times"], dtype=float)
+    true = np.asarray(shown[0]["rollout"]["true"], dtype=float)[:, OUTER_BOB]
+    styles = _styles(r["model"] for r in shown)
+
+    def draw(q, lz, **kw):
+        axes[0].plot(q[:, 0], q[:, 1], **kw)
+        axes[1].plot(q[:, 0], q[:, 2], **kw)
+        axes[2].plot(times, lz, **kw)
+
+    # the truth underneath (grey, dashed), the models over it: a model on the true curve, or on its flat L_z, stays
+    # visible; the start (the same held-out state for every model) is a black dot
+    draw(true, shown[0]["rollout"]["true_lz"], color="0.45", ls="--", lw=2.2, label="true", zorder=1)
+    for r in shown:
+        q = np.asarray(r["rollout"]["pred"], dtype=float)[:, OUTER_BOB]
+        name = r["model"]
+        kind, net = name.split("-", 1)
+        label = f"{kind.upper()} {model_label(net, group)}  (rollout error {r['rollout_error']:.2g})"
+        draw(q, r["rollout"]["pred_lz"], color=styles[name][0], lw=1.5, alpha=0.9, label=label, zorder=3)
+    axes[0].plot(true[0, 0], true[0, 1], "ko", ms=5, zorder=4, label="start")
+    axes[1].plot(true[0, 0], true[0, 2], "ko", ms=5, zorder=4)
+    for ax, (x, y, t) in zip(axes, (("x", "y", "outer bob from above"), ("x", "z", "outer bob from the side"),
+                                    ("time (s)", "$L_z$", "angular momentum about z"))):
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.set_title(t, fontsize=10)
+        ax.grid(alpha=0.3)
+    for ax in axes[:2]:
+        ax.set_aspect("equal", adjustable="datalim")
+    handles, labels = axes[2].get_legend_handles_labels()
+    start = axes[0].get_legend_handles_labels()
+    fig.legend(handles + start[0][-1:], labels + start[1][-1:], loc="outside right upper", fontsize=8,
+               frameon=False)
+    fig.suptitle(_words(title or f"double spring pendulum: one held-out {times[-1]:.0f} s rollout (N = {n:,} "
+                                  f"trajectories, seed {seed})"), fontsize=11)
+    return fig
