@@ -119,7 +119,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                          css_classes=["eqm-efficiency"])
         self._table = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                         css_classes=["eqm-results"])
-        self._rollout = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=280, css_classes=["eqm-rollout"])
+        self._rollout = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=520, css_classes=["eqm-rollout"])
         self._rollout_head = pn.pane.Markdown("")
         #: the pendulum's rollout, shown for that task only (a Bokeh pane's own ``visible`` follows its object's)
         self._rollout_box = pn.Column(self._rollout_head, self._rollout, visible=False, sizing_mode="stretch_width")
@@ -180,7 +180,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._offset, self._unit, self._unit_epochs = 0, None, 0
         if pendulum:
             fig, self._sources = data_efficiency_figure(
-                models, title="30 s rollout error against training trajectories (pendulum)",
+                models, title="rollout error against training trajectories",
                 xlabel="training trajectories", ylabel="rollout error (geometric mean)")
             self._rollout.object, self._rollout_sources = rollout_figures(models)
         else:

@@ -36,10 +36,11 @@ TRUE_STYLE = {"color": "black", "line_dash": "dashed", "line_width": 2}
 
 
 def rollout_figures(models, height: int = 280):
-    """(Bokeh row of three figures, {name: ColumnDataSource}) for one held-out pendulum rollout: the outer bob
-    seen from above (x, y) and from the side (x, z), and L_z against time, the truth dashed black and each model
-    in its colour (``"true"`` and each model's source: columns t, x, y, z, lz; ``rollout_data`` fills them)."""
-    from bokeh.layouts import row
+    """(Bokeh layout, {name: ColumnDataSource}) for one held-out pendulum rollout: the outer bob seen from above
+    (x, y) and from the side (x, z) side by side, and L_z against time below them at full width with the legend,
+    the truth dashed black and each model in its colour (``"true"`` and each model's source: columns t, x, y, z,
+    lz; ``rollout_data`` fills them)."""
+    from bokeh.layouts import column, row
 
     views = (("emlp-rollout-xy", "outer bob from above", "x", "y", "x", "y"),
              ("emlp-rollout-xz", "outer bob from the side", "x", "z", "x", "z"),
@@ -48,19 +49,20 @@ def rollout_figures(models, height: int = 280):
                for name in ("true", *models)}
     figs = []
     for fname, title, xc, yc, xl, yl in views:
-        fig = figure(height=height, sizing_mode="stretch_width", min_width=240, title=title, x_axis_label=xl,
-                     y_axis_label=yl, name=fname, toolbar_location="above", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     match_aspect=xc != "t")
+        fig = figure(height=height if xc != "t" else 220, sizing_mode="stretch_width", min_width=240, title=title,
+                     x_axis_label=xl, y_axis_label=yl, name=fname, toolbar_location="right",
+                     tools="pan,wheel_zoom,box_zoom,reset,save", match_aspect=xc != "t")
         fig.toolbar.logo = None
+        fig.toolbar.autohide = True
         items = [("true", [fig.line(xc, yc, source=sources["true"], **TRUE_STYLE)])]
         for m in models:
             items.append((MODEL_LABELS.get(m, m), [fig.line(xc, yc, source=sources[m], line_width=2, alpha=0.85,
                                                             color=MODEL_COLOURS.get(m, "#333333"))]))
-        if fname.endswith("lz"):
-            fig.add_layout(Legend(items=items, location="top_left", label_text_font_size="8pt",
-                                  background_fill_alpha=0.6), "right")
+        if xc == "t":
+            fig.add_layout(Legend(items=items, location="top_left", label_text_font_size="9pt"), "right")
         figs.append(fig)
-    return row(*figs, sizing_mode="stretch_width"), sources
+    layout = column(row(figs[0], figs[1], sizing_mode="stretch_width"), figs[2], sizing_mode="stretch_width")
+    return layout, sources
 
 
 def rollout_data(states, lz, times) -> dict:
