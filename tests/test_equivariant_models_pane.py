@@ -11,7 +11,7 @@ import pytest
 from bokeh.document import Document
 
 from lab.dashboard.equivariant_models import EquivariantModels
-from lab.experiments.emlp import FAMILY
+from lab.experiments.emlp import FAMILY, EMLPConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
@@ -95,3 +95,26 @@ def test_the_pendulum_draws_its_rollout_against_the_truth_and_its_errors(tmp_pat
     _run_to_end(pane)
     assert not pane._rollout_box.visible and "rollout error" not in pane._table.object.columns
     assert pane.live.figure("emlp-log").title.text.startswith("test MSE")
+
+
+def test_load_shows_a_saved_run_with_its_settings_and_numbers(tmp_path):
+    """A run saved by the family (here by ``lab emlp``'s own code path) is listed under Saved runs; Load puts its
+    settings into the controls and draws its points, curves and table from its files; a path outside the pane's
+    runs directory is refused inline."""
+    cfg = EMLPConfig(task="o5", models=("mlp", "emlp"), sizes=("20", "40"), channels=8, layers=1, epochs=3, test=30)
+    result = FAMILY.run(cfg)
+    path = FAMILY.save(result, tmp_path)
+    pane = EquivariantModels(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    assert pane._saved.value == str(path) and not pane._load_b.disabled
+    assert pane.load(pane._saved.value, wait=True)
+    assert pane.task == "o5" and list(pane.models) == ["mlp", "emlp"] and pane._sizes_w.value == "20,40"
+    assert pane.channels == 8 and pane.epochs == 3
+    summary = FAMILY.summary(result)
+    for model, src in pane._sources.items():
+        assert src.data["x"] == [20, 40] and src.data["y"] == summary["models"][model]["test_mse"]
+    assert len(pane._table.object) == 4 and len(pane.live.groups) == 4
+    assert len(pane.live.data) == 4 * 3  # every recorded epoch of every model and size
+    assert f"Loaded `{path.name}`" in pane._status.object
+    assert not pane.load(str(tmp_path.parent), wait=True)
+    assert pane._error.visible

@@ -24,12 +24,15 @@ import panel as pn
 import param
 
 from ..device import DEVICES
-from ..experiments.emlp import EMLPConfig, results_dir
+from pathlib import Path
+
+from ..config import ConfigError
+from ..experiments.emlp import FAMILY, EMLPConfig, list_runs, results_dir
 from ..jobs import Job
 from ..plots.emlp_bokeh import data_efficiency_figure, rollout_data, rollout_figures
 from ..plots.style import DYNAMICS_LABELS, MODEL_COLOURS, MODEL_LABELS
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings
+from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
@@ -73,10 +76,13 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._offset, self._unit, self._unit_epochs = 0, None, 0
         self._widgets()
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls], status=self._status, progress=self._progress,
-                                error=self._error, detail=self._detail, after_poll=self._after_poll)
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                progress=self._progress, error=self._error, detail=self._detail,
+                                after_poll=self._after_poll)
+        self.runner.on_end = self._after_end
         guard_settings(self, self._controls)
         self._watch_settings()
+        self._watch_load()
         self._reset_plots(self._planned())
 
     # ------------------------------------------------------------------ layout
@@ -92,7 +98,12 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             "Learns (pendulum): Hamiltonian or vector field")
         self._dynamics_w.visible = self.task == "pendulum"
         self.param.watch(lambda e: setattr(self._dynamics_w, "visible", e.new == "pendulum"), "task")
-        self._job_widgets("eqm", "Press **Start** to train.")
+        self._job_widgets("eqm", "Press **Start** to train, or **Load** a saved run.")
+        self._saved = self._run_select(label="Saved runs", options=[], sizing_mode="stretch_width",
+                                       css_classes=["eqm-saved"])
+        self._load_b = pn.widgets.Button(label="Load", width=80, align="end", css_classes=["eqm-load"])
+        self._load_b.on_click(guarded(self, "loading the run")(lambda e: self.load(self._saved.value)))
+        self._refresh_saved()
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["eqm-task"]),
             titled(pn.widgets.CheckButtonGroup.from_param(p.models, css_classes=["eqm-models"],
@@ -125,7 +136,9 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._rollout_box = pn.Column(self._rollout_head, self._rollout, visible=False, sizing_mode="stretch_width")
 
     def _sidebar(self):
-        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+        return pn.Column(self._controls, self._buttons_row, pn.Row(self._saved, self._load_b,
+                                                                   sizing_mode="stretch_width"),
+                         sizing_mode="stretch_width")
 
     def _main(self):
         return pn.Column(
@@ -194,6 +207,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _on_message(self, msg: dict):
         kind = msg["kind"]
+        if self._load_message(kind, msg):  # a loading job's end: the run is drawn by ``_after_end``
+            return
         if kind == "started":
             self._info.update({k: msg[k] for k in ("task", "group", "models", "sizes", "device")})
         elif kind == "epoch":
@@ -206,6 +221,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self.live.add([{"unit": unit_name(msg["model"], msg["size"]), "seed": msg.get("seed", 0),
                             "step": self._offset + msg["epoch"], "mse": mse}])
             self._dirty = True
+        elif kind in ("done", "failed"):
+            self._refresh_saved()
         elif kind == "result":
             self._rows.append({k: msg.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)})
             if msg.get("rollout") is not None:
@@ -249,15 +266,82 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._dirty = False
 
     def _detail(self) -> str:
+        loading = self._load_detail()
+        if loading is not None:
+            return loading
         i = self._info
         if "models" not in i:
             return f"building **{i.get('task', '')}** …" if self.runner.running else ""
         return (f"{i['task']}: {', '.join(MODEL_LABELS.get(m, m) for m in i['models'])} over sizes "
                 f"{', '.join(map(str, i['sizes']))}; EMLP over {i['group']} on {i['device']}")
 
-    # ------------------------------------------------------------------ saved runs (not in this pane yet)
+    # ------------------------------------------------------------------ saved runs
+    @guard("listing the saved runs")
     def _refresh_saved(self):
-        return None
+        self._list_runs(list_runs(self.results)[:50])
+
+    def _prepare_saved(self):
+        return prepare_saved_run
+
+    def _after_end(self, job) -> None:
+        """After a loading job, with the controls unlocked: the run's settings in the controls, its curves, points
+        and table drawn (a saved pendulum run keeps its numbers, not its rollouts: those are drawn live only)."""
+        prepared, self._loaded = self._loaded, None
+        if job.name != "load" or prepared is None:
+            return
+        run = prepared["run"]
+        try:
+            cfg = EMLPConfig.from_dict(run.meta.get("config"), where="saved settings")
+        except ConfigError as err:
+            self._show_error(f"{run.path.name}: its settings could not be read ({err})")
+            return
+        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
+        values["models"], values["dynamics"] = list(cfg.models), list(cfg.dynamics)
+        if values["device"] not in DEVICES:
+            values["device"] = "auto"
+        self._restoring = True
+        try:
+            self.param.update(**values)
+            self._sizes_w.value = ",".join(cfg.sizes or ())
+        finally:
+            self._restoring = False
+        self._info = {}
+        self._reset_plots(cfg)
+        self._rollout_box.visible = False  # not saved
+        for r in prepared["curves"]:
+            self._on_message({"kind": "epoch", **r})
+        self._rows = [{k: r.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)} for r in prepared["rows"]]
+        if self._rows:
+            self._show_results()
+        self.live.draw(final=True)
+        self._dirty = False
+        meta = run.meta
+        self._progress.value = 0
+        rollout = "  \n*the rollouts are drawn while a run trains; a saved run keeps their errors*" \
+            if cfg.task == "pendulum" else ""
+        self._status.object = (f"Loaded `{run.path.name}` ({meta.get('status', '?')}): **{cfg.task}**, "
+                               f"{', '.join(MODEL_LABELS.get(m, m) for m in cfg.model_names)} over sizes "
+                               f"{', '.join(map(str, cfg.size_list))}; EMLP over "
+                               f"{meta.get('summary', {}).get('group', cfg.group)}{rollout}")
+        self._loaded_ok = True
+
+
+def prepare_saved_run(path, results, progress=None, control=None) -> dict:
+    """Off the event loop (the pane's loading job): read a saved run (refused in one line over the ``run_bytes``
+    limit before it is read) and hand over its rows and curve records, plain dicts."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
+    run = FAMILY.load(path, root=results)
+    if control is not None:
+        control.checkpoint()
+    rows = run.results.astype(object).where(run.results.notna(), None).to_dict("records")
+    curves = run.curves.astype(object).where(run.curves.notna(), None).to_dict("records")
+    keep = ("model", "size", "seed", "epoch", "epochs", "test_mse", "train_mse")
+    curves = [{k: c[k] for k in keep if k in c and (c[k] is not None or k != "test_mse")} for c in curves]
+    return {"run": run, "rows": rows, "curves": curves}
 
 
 add_config_params(EquivariantModels, EMLPConfig, [n for n in CONFIG_NAMES if n != "sizes"])

@@ -361,6 +361,13 @@ def load(path, root=None):
     return load_emlp(path, root)
 
 
+def list_runs(directory=None) -> list:
+    """The saved runs under ``results_dir(directory)``, newest first."""
+    from ..emlp.store import list_emlp
+
+    return list_emlp(directory)
+
+
 def results_dir(directory=None):
     from ..emlp.store import emlp_dir
 
