@@ -443,6 +443,8 @@ class LiveView:
         from bokeh.models import ColumnDataSource, HoverTool, Range1d
         from bokeh.plotting import figure
 
+        from ..plots.log_ticks import readable_log_axis
+
         self._figs, self._src = {}, {}
         self._figs_groups = list(self.data.groups)
         for p in self.plots.values():
@@ -457,6 +459,8 @@ class LiveView:
                          y_axis_type="log" if logy else "linear", tools="pan,wheel_zoom,box_zoom,reset,save",
                          output_backend="canvas", **kw)
             fig.toolbar.logo = None
+            if logy:  # 1-2-5 ticks: Bokeh's own go linear (and crowd) under two decades
+                readable_log_axis(fig.yaxis)
             meds = []
             for g in self.data.groups:
                 colour = self.colours.get(g, "gray")

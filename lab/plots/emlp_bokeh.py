@@ -8,6 +8,7 @@ from __future__ import annotations
 from bokeh.models import ColumnDataSource, HoverTool, Legend
 from bokeh.plotting import figure
 
+from .log_ticks import readable_log_axis
 from .style import MODEL_COLOURS, MODEL_LABELS
 
 
@@ -17,6 +18,8 @@ def data_efficiency_figure(models, title: str = "test MSE against training-set s
     fig = figure(height=height, sizing_mode="stretch_width", x_axis_type="log", y_axis_type="log", title=title,
                  x_axis_label=xlabel, y_axis_label=ylabel, toolbar_location="right",
                  name="emlp-efficiency")
+    readable_log_axis(fig.xaxis)  # Bokeh's own ticks go linear (and crowd) under two decades
+    readable_log_axis(fig.yaxis)
     sources, items = {}, []
     for m in models:
         src = ColumnDataSource({"x": [], "y": []}, name=f"emlp-efficiency-{m}")
