@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 from ..errors import GroupError
 from ..text import TokenStream
 from .base import DirectProduct, Footprint, Group
 from .matrix import GL, SL, SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
-from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, Alt
+from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, ZksZnxZn, Alt
 from .z_axis import DkeR3, O2eR3, SO2eR3, ZAxisGroup
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
-    for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, Cube, RubiksCube,
+    for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, ZksZnxZn, Cube, RubiksCube,
                 C, D, SO, O, SO2eR3, O2eR3, DkeR3, SO13p, SO13, O13, Sp, SL, GL, U, SU)
 }
 
@@ -78,7 +79,7 @@ def max_size(pattern: str, upper: int = 10**6) -> int:
 
     def fits(n: int) -> bool:
         try:
-            group_footprint(pattern.replace("n", str(n)))
+            group_footprint(re.sub(r"\bn\b", str(n), pattern))  # the argument n, not the n of ZksZnxZn
             return True
         except limits.LimitError:
             return False

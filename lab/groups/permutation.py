@@ -156,6 +156,60 @@ class GCNN(Group):
         self.channels = 4
 
 
+def _check_zk(k, n) -> tuple[int, int]:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k not in (2, 4):
+        raise GroupError(f"ZksZnxZn(k, n) needs k = 2 (180-degree rotations) or k = 4 (90-degree), got k={k!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise GroupError(f"ZksZnxZn(k, n) needs an integer n >= 1, got n={n!r}")
+    return int(k), int(n)
+
+
+def _zks_footprint(k, n) -> Footprint:
+    k, n = _check_zk(k, n)  # a bad k is refused from the text alone, as parse_group refuses it
+    return Footprint(k * n * n, 3)
+
+
+class ZksZnxZn(Group):
+    """Z_k x| (Z_n x Z_n), k = 2 or 4, on k n^2 points (orientation, row, column): the EMLP library's ``ZksZnxZn(k, n)``
+    ("one of the original GCNN groups"), with its generators in its order and basis order (row-major, orientation
+    slowest), so that reps built on it match the library's.
+
+    EMLP's generators are ``LazyKron([Ik, nshift, In])``, ``LazyKron([Ik, In, nshift])`` and
+    ``LazyKron([kshift, Rot90(n, 4 // k)])``: ``nshift`` (``LazyShift``, ``jnp.roll`` by 1) sends ``e_i`` to
+    ``e_{i+1}``; ``Rot90(n, m)`` applies ``np.rot90`` m times to the n x n grid of a vector, which sends ``e_(i, j)``
+    to ``e_(n-1-j, i)`` (m = 1).  So point (r, i, j) goes to (r, i+1, j), (r, i, j+1) and (r+1 mod k, rot(i, j)).
+
+    For k = 4 this is ``GCNN(n)`` relabelled (orientation r -> -r): ``GCNN`` rotates the other way, so the two
+    generate different permutation groups on the same points for n >= 3, conjugate to each other.
+
+    >>> G = ZksZnxZn(4, 3)
+    >>> G.d, G.order(), ZksZnxZn(2, 3).order()
+    (36, 36, 18)
+    """
+
+    description = ("EMLP's GCNN group: shifts of an n x n grid and its 180- (k = 2) or 90-degree (k = 4) rotations "
+                   "cycling k channels")
+
+    footprint = staticmethod(_zks_footprint)
+
+    def __init__(self, k: int, n: int):
+        k, n = _check_zk(k, n)
+        r, i, j = np.meshgrid(np.arange(k), np.arange(n), np.arange(n), indexing="ij")
+        flat = lambda r_, i_, j_: ((r_ * n + i_) * n + j_).ravel()  # noqa: E731
+        shift_i = flat(r, (i + 1) % n, j)
+        shift_j = flat(r, i, (j + 1) % n)
+        ri, rj = i, j
+        for _ in range(4 // k):  # np.rot90 once: (i, j) -> (n-1-j, i)
+            ri, rj = n - 1 - rj, ri
+        rot = flat((r + 1) % k, ri, rj)
+        super().__init__(perms=[shift_i, shift_j, rot], d=k * n * n, name=f"ZksZnxZn({k},{n})")
+        self.k, self.n = k, n
+        self.channels = k
+
+    def order(self):
+        return self.d  # k n^2: the action on (orientation, row, column) is regular
+
+
 def _rotation_permutation(points: np.ndarray, R: np.ndarray, moved: np.ndarray) -> np.ndarray:
     """Permutation sending point k to the point equal to R @ point k (only rows in ``moved`` move)."""
     lookup = {tuple(p): k for k, p in enumerate(points.round().astype(int))}
