@@ -19,7 +19,8 @@ def groups_block() -> str:
     from lab.groups import group_catalog
 
     rows = ["| group | what it is |", "|---|---|"]
-    rows += [f"| `{signature}` | {text} |" for signature, text in group_catalog()]
+    # a "|" in a description (Z4 x| (Zn x Zn)) would end its table cell: escaped
+    rows += [f"| `{signature}` | {text.replace('|', chr(92) + '|')} |" for signature, text in group_catalog()]
     return "\n".join(rows)
 
 
