@@ -13,7 +13,7 @@ from lab.errors import LabError
 from lab.groups import parse_group
 from lab.nn import (EMLP, MLP, BiLinear, EquivariantLinear, GatedNonlinearity, equivariance_error, gate_indices,
                     gated, uniform_rep)
-from lab.reps import Scalar, T, V, so3_irrep
+from lab.reps import Scalar, T, V, parse_rep, so3_irrep
 
 TOL = 1e-4  # the EMLP test suite's bound, float32
 
@@ -182,3 +182,84 @@ def test_mlp_and_emlp_shapes_and_dtypes():
         out = model(torch.randn(7, 20))
         assert out.shape == (7, 9) and out.dtype == torch.float32
     assert BiLinear("V", "V", G)(torch.randn(2, 3)).abs().max() == 0  # no object can act as a map: zero
+
+
+# ---------------------------------------------------------------- the optimised layers against plain references
+def _bilinear_reference(layer, x):
+    """The cheap bilinear layer written plainly: for every (input type b, output type a) whose map type c is an input
+    type, one einsum over the first min(copies c, dim c) objects of type c, gathered by position."""
+    from lab.nn.bilinear import _map_type
+    from lab.nn.objects import RepObjects
+
+    objs_in, objs_out = RepObjects(layer.rep_in), RepObjects(layer.rep_out)
+    by_key = {t.factors: t for t in objs_in.types if not t.is_scalar}
+    out = torch.zeros(x.shape[0], layer.rep_out.size, dtype=x.dtype)
+    terms = 0
+    for i, b in enumerate(objs_in.types):
+        for j, a in enumerate(objs_out.types):
+            c = by_key.get(_map_type(a, b))
+            if c is None:
+                continue
+            n = min(objs_in.count(c), c.dim)
+            Xb = x[:, torch.as_tensor(objs_in.positions(b))]  # (batch, copies b, dim b)
+            Xc = x[:, torch.as_tensor(objs_in.positions(c)[:n])].reshape(x.shape[0], n, a.dim, b.dim)
+            w = layer.weights[f"p{i}_{j}"]  # (copies a, copies b, n)
+            Y = torch.einsum("ijk,zkpq,zjq->zip", w, Xc, Xb)
+            pos = torch.as_tensor(objs_out.positions(a))
+            out[:, pos.reshape(-1)] += Y.reshape(x.shape[0], -1)
+            terms += 1
+    assert terms == len(layer.weights)
+    return layer.scale * out
+
+
+BILINEAR_CASES = [("O(3)", "3*Scalar + 2*V + T(2) + 2*T(3)"), ("O(3)", "V + Scalar + T(2) + V + 2*Scalar"),
+                  ("SO13p()", "2*Scalar + 2*V + V.T + T(1,1) + T(2)"), ("O(5)", "uniform 60")]
+
+
+@pytest.mark.parametrize("group, rep", BILINEAR_CASES, ids=[f"{g}-{i}" for i, (g, _) in enumerate(BILINEAR_CASES)])
+def test_bilinear_equals_a_plain_loop_of_einsums(group, rep):
+    """Forward and gradients (input and weights) of the fused ``BiLinear`` equal the plain reference, and its
+    gradients can be differentiated again (an HNN trains through its input gradient)."""
+    G = parse_group(group)
+    rep = gated(uniform_rep(60, G)) if rep.startswith("uniform") else parse_rep(rep, G)
+    torch.manual_seed(0)
+    layer = BiLinear(rep, rep, dtype=torch.float64)
+    orders = set(layer._first_maps.values())
+    x = torch.randn(6, layer.rep_in.size, dtype=torch.float64, requires_grad=True)
+    y, ref = layer(x), _bilinear_reference(layer, x)
+    assert ref.abs().max() > 1e-3 and torch.allclose(y, ref, atol=1e-12, rtol=1e-10)
+    gy = torch.randn_like(y)
+    params = list(layer.parameters())
+    got = torch.autograd.grad(y, [x, *params], gy)
+    want = torch.autograd.grad(ref, [x, *params], gy)
+    for g1, g2 in zip(got, want):
+        assert torch.allclose(g1, g2, atol=1e-12, rtol=1e-10)
+    (gx,) = torch.autograd.grad((layer(x) * gy).sum(), x, create_graph=True)  # double backward
+    (gx_ref,) = torch.autograd.grad((_bilinear_reference(layer, x) * gy).sum(), x, create_graph=True)
+    v = torch.randn_like(gx)
+    for g1, g2 in zip(torch.autograd.grad((gx * v).sum(), [x, *params]),
+                      torch.autograd.grad((gx_ref * v).sum(), [x, *params])):
+        assert torch.allclose(g1, g2, atol=1e-12, rtol=1e-10)
+    if group == "O(5)":
+        assert orders == {True, False}  # both contraction orders are exercised
+
+
+@pytest.mark.parametrize("group, rep", BILINEAR_CASES[:3] + [("O(3)", "uniform 384"), ("SU(2)", "uniform 24")],
+                         ids=lambda v: str(v))
+def test_linear_forward_equals_the_dense_weight(group, rep):
+    """``EquivariantLinear.forward`` (basis first, weights first or dense blocks, per pair) equals
+    ``x @ weight().T + bias_vector()`` with the dense solved W; gradients too."""
+    G = parse_group(group)
+    rep = uniform_rep(int(rep.split()[1]), G) if rep.startswith("uniform") else parse_rep(rep, G)
+    torch.manual_seed(0)
+    layer = EquivariantLinear(rep, gated(rep), dtype=torch.float64 if group != "SU(2)" else torch.complex128)
+    x = torch.randn(5, rep.size, dtype=layer.dtype, requires_grad=True)
+    y = layer(x)
+    ref = x @ layer.weight().T + layer.bias_vector()
+    assert torch.allclose(y, ref, atol=1e-10)
+    gy = torch.randn_like(y)
+    params = list(layer.parameters())
+    for g1, g2 in zip(torch.autograd.grad(y, [x, *params], gy), torch.autograd.grad(ref, [x, *params], gy)):
+        assert torch.allclose(g1, g2, atol=1e-10)
+    if group == "O(3)" and rep.size > 300:  # the thesis's hidden layer uses all three ways
+        assert layer._p_groups and layer._m_groups and layer._d_pairs

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ..reps import Rep, ScalarRep, SumRep
@@ -105,6 +106,17 @@ class GatedNonlinearity(nn.Module):
                     g += m
                 else:
                     self._plan.append((start, m, t.dim, None))
+            # the input cut into its runs of values and of gates: one ``split`` (views; its backward one cat, where
+            # slices would each give back a zero-filled copy of the whole input)
+            runs = sorted([(start, m * d) for start, m, d, _ in self._plan] +
+                          [(g0, m) for _, m, _, g0 in self._plan if g0 is not None])
+            ends = [start + size for start, size in runs]
+            if [start for start, _ in runs] != [0] + ends[:-1] or ends[-1:] != [self.size_in]:
+                self._plan = None  # the runs do not tile the input (not expected): gather instead
+            else:
+                at = {start: i for i, (start, _) in enumerate(runs)}
+                self._sizes = [size for _, size in runs]
+                self._pieces = [(at[start], None if g0 is None else at[g0], m, d) for start, m, d, g0 in self._plan]
         self.register_buffer("values", torch.as_tensor(value, dtype=torch.long), persistent=False)
         self.register_buffer("gates", torch.as_tensor(gate, dtype=torch.long), persistent=False)
 
@@ -113,13 +125,17 @@ class GatedNonlinearity(nn.Module):
             g = x[..., self.gates]
             return torch.sigmoid(g.real if g.is_complex() else g) * x[..., self.values]
         lead = x.shape[:-1]
+        pieces = x.split(self._sizes, -1)
         parts = []
-        for start, m, d, g0 in self._plan:
-            v = x[..., start:start + m * d]
-            g = v if g0 is None else x[..., g0:g0 + m]
-            s = torch.sigmoid(g.real if g.is_complex() else g)
-            parts.append(v * s if g0 is None else (v.reshape(*lead, m, d) * s[..., None]).reshape(*lead, m * d))
-        return torch.cat(parts, -1)
+        for iv, ig, m, d in self._pieces:
+            v = pieces[iv]
+            if ig is None:  # its own gate: Swish
+                parts.append(v * torch.sigmoid(v.real) if v.is_complex() else F.silu(v))
+            else:
+                g = pieces[ig]
+                s = torch.sigmoid(g.real if g.is_complex() else g)
+                parts.append((v.reshape(*lead, m, d) * s[..., None]).reshape(*lead, m * d))
+        return torch.cat(parts, -1) if len(parts) > 1 else parts[0]
 
     def extra_repr(self) -> str:
         return f"{self.rep} ({self.size_in - self.rep.size} gates)"

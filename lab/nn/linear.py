@@ -1,10 +1,13 @@
 """The equivariant linear layer: W in the solved basis, an equivariant bias, at the cost of a dense layer.
 
 Weights are coefficients of the solved bases (``lab.nn.basis``), one small array per pair of object types:
-``w[a, b]`` of shape (r_ab, copies of b, copies of a).  A forward pass forms the dense W once -- per pair of types
-``W_ba = sum_k w_k (x) B_k`` (an einsum over tiny arrays: the cost is r times the block's entries, far below the
-matmul) -- and then costs what a dense layer of the same width costs: one ``x @ W.T``.  Inputs and outputs whose
-objects are not laid out type by type are gathered into that order and back (``RepObjects.order``).
+``w[a, b]`` of shape (r_ab, copies of b, copies of a); the layer's matrix is ``W_ba = sum_k w_k (x) B_k`` per pair
+(``weight()`` forms it densely).  The forward pass does not: it applies every pair's Kronecker structure, the solved
+maps and the weights one after the other, in whichever order costs fewer multiply-adds (``_plan_forward``), pairs
+sharing an operand in one matmul.  Zero blocks cost nothing and a block of maps that are multiples of the identity
+(scalars to scalars, V to V) costs a product by the small weight matrix: for the thesis's 384 channels of O(5) about a
+quarter of the dense layer's multiply-adds.  Inputs and outputs whose objects are not laid out type by type are
+gathered into that order and back (``RepObjects.order``).
 
 Equivariant by construction: every block is a combination of solved maps ``a >> b``, every bias a combination of
 invariant vectors of its type; ``tests/test_nn.py`` checks it for sampled group elements of every group.
@@ -103,6 +106,7 @@ class EquivariantLinear(nn.Module):
                 c = (torch.rand(len(Bb), self.objs_out.count(b), device=device) * 2 - 1) * bound
                 self.biases[f"b{j}"] = nn.Parameter(c.to(self.dtype))
         self._in_offsets, self._out_offsets = self.objs_in.offsets(), self.objs_out.offsets()
+        self._plan_forward(device)
         self.register_buffer("order_in", _index(self.objs_in.order, device), persistent=False)
         self.register_buffer("order_out_inv", _index(np.argsort(self.objs_out.order), device), persistent=False)
 
@@ -153,17 +157,111 @@ class EquivariantLinear(nn.Module):
         return b if self.objs_out.in_order else b[self.order_out_inv]
 
     # ------------------------------------------------------------------ forward
+    def _plan_forward(self, device=None) -> None:
+        """How each pair of types is applied, whichever costs fewest multiply-adds per sample (m: copies, d: dims,
+        r: basis size):
+
+        * ``P`` (basis first): ``P[p, (i, k)] = sum_q B_k[p, q] x_i[q]``, then the weights; the pairs into one output
+          type share that last product (their P's side by side): r m_a d_b (d_a + m_b), or m_a m_b d when every
+          ``B_k`` is a multiple of the identity (scalars to scalars, V to V: no basis product at all);
+        * ``M`` (weights first): ``Z[q, (k, j)] = sum_i w_k[j, i] x_i[q]``, the pairs out of one input type sharing
+          that product, then the basis: r m_b d_a (m_a + d_b);
+        * ``D`` (dense block, the solved maps formed into W_ab): m_a d_a m_b d_b -- high ranks with many maps.
+
+        The result is the same ``W x`` as the dense W (``weight()``); only the order of the sums differs."""
+        in_index = {t: i for i, t in enumerate(self.objs_in.types)}
+        out_index = {t: j for j, t in enumerate(self.objs_out.types)}
+        self._p_groups: dict = {}  # index of b -> [(name, index of a, mode)]
+        self._m_groups: dict = {}  # index of a -> [(name, index of b)]
+        self._d_pairs: list = []  # (name, index of a, index of b)
+        for name, a, b in self._pairs:
+            Bk = getattr(self, "B" + name[1:])
+            r, m_a, m_b, d_a, d_b = Bk.shape[0], self.objs_in.count(a), self.objs_out.count(b), a.dim, b.dim
+            eye = torch.eye(d_a, dtype=Bk.dtype, device=Bk.device)
+            scalar = d_a == d_b and bool(torch.allclose(Bk, Bk[:, :1, :1] * eye, atol=1e-6 * float(Bk.abs().max())))
+            cost_p = m_a * m_b * d_b if scalar else r * m_a * d_b * (d_a + m_b)
+            cost_m = r * m_b * d_a * (m_a + d_b)
+            cost_d = m_a * d_a * m_b * d_b
+            ia, ib = in_index[a], out_index[b]
+            tag = name[1:]
+            if scalar:  # sum_k w_k c_k: the identity's coefficients
+                self.register_buffer(f"Bc{tag}", Bk[:, 0, 0].clone(), persistent=False)
+            if cost_p <= min(cost_m, cost_d):
+                self._p_groups.setdefault(ib, []).append((name, ia, "scalar" if scalar else "basis"))
+                if not scalar:  # [q, (k, p)]
+                    self.register_buffer(f"BP{tag}", Bk.permute(2, 0, 1).reshape(d_a, r * d_b).contiguous(),
+                                         persistent=False)
+            elif cost_m <= cost_d:
+                self._m_groups.setdefault(ia, []).append((name, ib))
+                self.register_buffer(f"BM{tag}", Bk.permute(0, 2, 1).reshape(r * d_a, d_b).contiguous(),
+                                     persistent=False)  # [(k, q), p]
+            else:
+                self._d_pairs.append((name, ia, ib))
+        self._in_sizes = [self.objs_in.count(t) * t.dim for t in self.objs_in.types]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[-1] != self.rep_in.size:
             raise RepError(f"{type(self).__name__}: the input has {x.shape[-1]} features but {self.rep_in} has "
                            f"{self.rep_in.size}")
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1]).to(self.dtype)
         if not self.objs_in.in_order:
-            x = x[..., self.order_in]
-        y = x.to(self.dtype) @ self._sorted_weight().T
+            x = x[:, self.order_in]
+        n = x.shape[0]
+        t_in, t_out = self.objs_in.types, self.objs_out.types
+        X = x.split(self._in_sizes, 1)  # type by type: views (n, copies * dim)
+        XT: dict = {}  # index of a -> (n dim a, copies a): the copies' components as rows
+
+        def rows(ia):
+            if ia not in XT:
+                a, m = t_in[ia], self.objs_in.count(t_in[ia])
+                XT[ia] = X[ia] if a.dim == 1 else X[ia].view(n, m, a.dim).transpose(1, 2).reshape(n * a.dim, m)
+            return XT[ia]
+
+        Y: dict = {}  # index of b -> (n, copies b, dim b)
+
+        def add(ib, y):
+            Y[ib] = Y[ib] + y if ib in Y else y
+
+        for ib, pairs in self._p_groups.items():  # basis first, one product per output type
+            d_b = t_out[ib].dim
+            left, right = [], []
+            for name, ia, mode in pairs:
+                w = self.weights[name]  # (r, copies b, copies a)
+                if mode == "scalar":
+                    left.append(rows(ia))
+                    right.append(torch.einsum("kji,k->ij", w, getattr(self, "Bc" + name[1:])))
+                else:
+                    a, m = t_in[ia], w.shape[2]
+                    P = X[ia].reshape(n * m, a.dim) @ getattr(self, "BP" + name[1:])  # (n m_a, r d_b)
+                    left.append(P.view(n, m, -1, d_b).permute(0, 3, 1, 2).reshape(n * d_b, -1))  # [(n, p), (i, k)]
+                    right.append(w.permute(2, 0, 1).reshape(-1, w.shape[1]))  # [(i, k), j]
+            y = (left[0] if len(left) == 1 else torch.cat(left, 1)) @ \
+                (right[0] if len(right) == 1 else torch.cat(right, 0))  # [(n, p), j]
+            add(ib, y.view(n, d_b, -1).transpose(1, 2) if d_b > 1 else y.view(n, -1, 1))
+        for ia, pairs in self._m_groups.items():  # weights first, one product per input type
+            d_a = t_in[ia].dim
+            ws = [self.weights[name] for name, _ in pairs]
+            W = [w.permute(2, 0, 1).reshape(w.shape[2], -1) for w in ws]  # [i, (k, j)]
+            Z = rows(ia) @ (W[0] if len(W) == 1 else torch.cat(W, 1))  # [(n, q), (k, j)]
+            Zs = Z.split([w.shape[0] * w.shape[1] for w in ws], 1) if len(ws) > 1 else [Z]
+            for (name, ib), w, z in zip(pairs, ws, Zs):
+                r, m_b = w.shape[0], w.shape[1]
+                z = z.reshape(n, d_a, r, m_b).permute(0, 3, 2, 1).reshape(n * m_b, r * d_a)  # [(n, j), (k, q)]
+                add(ib, (z @ getattr(self, "BM" + name[1:])).view(n, m_b, -1))
+        for name, ia, ib in self._d_pairs:  # dense blocks
+            w, Bk = self.weights[name], getattr(self, "B" + name[1:])
+            Wab = torch.einsum("kji,kpq->jpiq", w, Bk).reshape(w.shape[1] * Bk.shape[1], w.shape[2] * Bk.shape[2])
+            add(ib, (X[ia] @ Wab.T).view(n, w.shape[1], -1))
+        parts = [Y[j].reshape(n, -1) if j in Y else x.new_zeros(n, self.objs_out.count(t) * t.dim)
+                 for j, t in enumerate(t_out)]
+        y = torch.cat(parts, 1) if len(parts) > 1 else parts[0]
         b = self._sorted_bias()
         if b is not None:
             y = y + b
-        return y if self.objs_out.in_order else y[..., self.order_out_inv]
+        if not self.objs_out.in_order:
+            y = y[:, self.order_out_inv]
+        return y.reshape(*lead, self.rep_out.size)
 
     def extra_repr(self) -> str:
         n = sum(p.numel() for p in self.parameters())
