@@ -1,7 +1,7 @@
 """Benchmark: an EMLP training step against a plain MLP of the same width, and against the EMLP library (issue 27).
 
     python bench/emlp.py [--emlp /path/to/emlp-venv/bin/python] [--repeats 7] [--batch 500] [--channels 384]
-                         [--layers 3] [--device cpu|cuda] [--out bench/results/emlp.json]
+                         [--layers 3] [--device cpu|cuda] [--breakdown] [--out bench/results/emlp.json]
 
 At the thesis's size (3 layers, 384 channels, batch 500; appendix A.1.9) for O(5) ``2*V -> Scalar`` and O(3)
 inertia ``5*Scalar+5*V -> T(2)``: the seconds of one Adam step (forward, backward, update) of ``lab.nn.EMLP`` and of
@@ -59,6 +59,48 @@ def _step_seconds(model, x, y, repeats: int, warmup: int = 3) -> list[float]:
     return out
 
 
+def _breakdown(emlp, mlp, x, y, repeats: int) -> dict:
+    """Milliseconds of forward + backward per kind of module, summed over the blocks (each module timed alone on the
+    activations it sees in the network, interleaved with the others and the whole networks), the Adam update, and
+    the forward + backward of both networks at the batch and at batch 1 (what does not grow with the batch: op
+    overheads)."""
+    import torch
+
+    def fb(module, inp, grad_in: bool):
+        inp = inp.detach().requires_grad_(grad_in)
+        g = torch.randn_like(module(inp))
+        return lambda: module(inp).backward(g)
+
+    fns, h = {}, x
+    for k, block in enumerate(emlp.network[:-1]):
+        lin = block.linear(h).detach()
+        fns[f"linear {k}"] = fb(block.linear, h, k > 0)
+        fns[f"bilinear {k}"] = fb(block.bilinear, lin, True)
+        fns[f"gate {k}"] = fb(block.nonlinearity, lin, True)
+        h = block(h).detach()
+    fns["linear out"] = fb(emlp.network[-1], h, True)
+    opt = torch.optim.Adam(emlp.parameters(), lr=0.0)
+    for p in emlp.parameters():
+        p.grad = torch.zeros_like(p)
+    fns["adam"] = opt.step
+    for name, model in (("emlp", emlp), ("mlp", mlp)):
+        for b in (x.shape[0], 1):
+            xb, yb = x[:b], y[:b]
+            fns[f"{name} forward+backward batch {b}"] = lambda model=model, xb=xb, yb=yb: \
+                (model(xb) - yb).abs().pow(2).mean().backward()
+    times = {k: [] for k in fns}
+    for f in fns.values():
+        f()
+    for _ in range(repeats):
+        for k, f in fns.items():
+            t = time.perf_counter()
+            f()
+            times[k].append(1e3 * (time.perf_counter() - t))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    out = {kind: sum(v for k, v in med.items() if k.split()[0] == kind) for kind in ("linear", "bilinear", "gate")}
+    return {**out, **{k: v for k, v in med.items() if not k.split()[0] in out}}
+
+
 def lab_case(group_text, rep_in, rep_out, args) -> dict:
     import torch
 
@@ -83,10 +125,13 @@ def lab_case(group_text, rep_in, rep_out, args) -> dict:
         e_times += _step_seconds(emlp, x, y, args.repeats)
         m_times += _step_seconds(mlp, x, y, args.repeats)
     e, m = statistics.median(e_times), statistics.median(m_times)
-    return {"emlp_step_s": e, "mlp_step_s": m, "ratio": e / m, "build_s": build, "first_build_s": first,
-            "hidden": str(emlp.hidden[0]), "emlp_params": sum(p.numel() for p in emlp.parameters()),
-            "mlp_params": sum(p.numel() for p in mlp.parameters()),
-            "ok": e / m <= STEP_TARGET and build < BUILD_TARGET}
+    row = {"emlp_step_s": e, "mlp_step_s": m, "ratio": e / m, "build_s": build, "first_build_s": first,
+           "hidden": str(emlp.hidden[0]), "emlp_params": sum(p.numel() for p in emlp.parameters()),
+           "mlp_params": sum(p.numel() for p in mlp.parameters()),
+           "ok": e / m <= STEP_TARGET and build < BUILD_TARGET}
+    if args.breakdown:
+        row["breakdown_ms"] = _breakdown(emlp, mlp, x, y, args.repeats * args.rounds)
+    return row
 
 
 EMLP_SCRIPT = textwrap.dedent("""
@@ -156,6 +201,9 @@ def main(argv=None) -> int:
     ap.add_argument("--channels", type=int, default=384)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--device", default="cuda" if _cuda() else "cpu")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time each kind of module (forward + backward, summed over the blocks), the Adam "
+                         "update, and the forward + backward of both networks at batch 1")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "emlp.json"))
     args = ap.parse_args(argv)
     import torch
@@ -177,6 +225,9 @@ def main(argv=None) -> int:
         rows.append(row)
         print(f"{name:<28} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
               f"{row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}", flush=True)
+        if "breakdown_ms" in row:
+            print("    ms, forward + backward: " + ", ".join(f"{k} {v:.2f}" for k, v in row["breakdown_ms"].items()),
+                  flush=True)
     print(f"targets: EMLP step within {STEP_TARGET:g}x of the MLP's; build under {BUILD_TARGET:g} s (warm cache)")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

@@ -244,22 +244,26 @@ def test_bilinear_equals_a_plain_loop_of_einsums(group, rep):
         assert orders == {True, False}  # both contraction orders are exercised
 
 
-@pytest.mark.parametrize("group, rep", BILINEAR_CASES[:3] + [("O(3)", "uniform 384"), ("SU(2)", "uniform 24")],
+@pytest.mark.parametrize("group, rep", BILINEAR_CASES[:3] + [("O(5)", "uniform 384"), ("SU(2)", "uniform 24")],
                          ids=lambda v: str(v))
 def test_linear_forward_equals_the_dense_weight(group, rep):
-    """``EquivariantLinear.forward`` (basis first, weights first or dense blocks, per pair) equals
-    ``x @ weight().T + bias_vector()`` with the dense solved W; gradients too."""
+    """``EquivariantLinear.forward`` (per pair: basis first, weights first or a dense block) equals
+    ``x @ weight().T + bias_vector()`` with the dense solved W, gradients too -- with the planned ways and with every
+    pair forced through each way."""
     G = parse_group(group)
     rep = uniform_rep(int(rep.split()[1]), G) if rep.startswith("uniform") else parse_rep(rep, G)
     torch.manual_seed(0)
     layer = EquivariantLinear(rep, gated(rep), dtype=torch.float64 if group != "SU(2)" else torch.complex128)
-    x = torch.randn(5, rep.size, dtype=layer.dtype, requires_grad=True)
-    y = layer(x)
-    ref = x @ layer.weight().T + layer.bias_vector()
-    assert torch.allclose(y, ref, atol=1e-10)
-    gy = torch.randn_like(y)
-    params = list(layer.parameters())
-    for g1, g2 in zip(torch.autograd.grad(y, [x, *params], gy), torch.autograd.grad(ref, [x, *params], gy)):
-        assert torch.allclose(g1, g2, atol=1e-10)
-    if group == "O(3)" and rep.size > 300:  # the thesis's hidden layer uses all three ways
+    if rep.size > 300:  # the thesis's O(5) hidden layer uses all three ways
         assert layer._p_groups and layer._m_groups and layer._d_pairs
+    x = torch.randn(5, rep.size, dtype=layer.dtype, requires_grad=True)
+    ref = x @ layer.weight().T + layer.bias_vector()
+    gy = torch.randn_like(ref)
+    params = list(layer.parameters())
+    want = torch.autograd.grad(ref, [x, *params], gy)
+    for mode in (None, "P", "M", "D"):
+        layer._plan_forward(modes=None if mode is None else {name: mode for name, _, _ in layer._pairs})
+        y = layer(x)
+        assert torch.allclose(y, ref, atol=1e-10)
+        for g1, g2 in zip(torch.autograd.grad(y, [x, *params], gy), want):
+            assert torch.allclose(g1, g2, atol=1e-10)

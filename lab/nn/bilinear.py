@@ -99,22 +99,29 @@ class BiLinear(nn.Module):
         self._in_types, self._out_types = list(objs_in.types), list(objs_out.types)
         self._in_counts = [objs_in.count(t) for t in objs_in.types]
         self._out_counts = {t: objs_out.count(t) for t in objs_out.types}
-        # the plan: per term (name, index of a, index of b, index of c, n, m_a, m_b, dim a, dim b)
+        # per term (name, index of a, index of b, index of c, n, m_a, m_b, dim a, dim b)
         out_index = {t: j for j, t in enumerate(objs_out.types)}
-        self._a_groups: dict = {}  # index of a -> terms in order A
-        self._b_groups: dict = {}  # index of b -> terms in order B
-        for name, a, b, c in self._terms:
-            m_a, m_b, n = self.weights[name].shape
-            term = (name, out_index[a], in_index[b], in_index[c], n, m_a, m_b, a.dim, b.dim)
-            if self._first_maps[name]:
-                self._a_groups.setdefault(out_index[a], []).append(term)
-            else:
-                self._b_groups.setdefault(in_index[b], []).append(term)
+        self._term_info = [(name, out_index[a], in_index[b], in_index[c], *self.weights[name].shape[2:],
+                            *self.weights[name].shape[:2], a.dim, b.dim) for name, a, b, c in self._terms]
+        self._plan()
         self._in_order = objs_out.in_order
         self._x_in_order = objs_in.in_order
         self.register_buffer("order_in", torch.as_tensor(objs_in.order, device=device), persistent=False)
         self.register_buffer("order_out_inv", torch.as_tensor(np.argsort(objs_out.order), device=device),
                              persistent=False)
+
+    def _plan(self, orders: dict | None = None) -> None:
+        """Group the terms: order A by output type, order B by input type (``orders``: {term name: "A" or "B"}
+        overrides the multiply-add count, for measuring)."""
+        self._a_groups: dict = {}  # index of a -> terms in order A
+        self._b_groups: dict = {}  # index of b -> terms in order B
+        for term in self._term_info:
+            name = term[0]
+            first_maps = (orders or {}).get(name, "A" if self._first_maps[name] else "B") == "A"
+            if first_maps:
+                self._a_groups.setdefault(term[1], []).append(term)
+            else:
+                self._b_groups.setdefault(term[2], []).append(term)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch = x.shape[:-1]
@@ -141,9 +148,14 @@ class BiLinear(nn.Module):
                 Xc = Xc.view(B, n, db) if da == 1 else Xc.transpose(1, 2).reshape(B, da * n, db)  # (p, k) rows
                 Ts.append(bmm(Xc, X[ib].transpose(1, 2)).reshape(B * da, n * m_b))  # T[(B, p), (k, j)]
                 Ws.append(self.weights[name].permute(2, 1, 0).reshape(n * m_b, m_a))  # [(k, j), i]
-            T = Ts[0] if len(Ts) == 1 else torch.cat(Ts, 1)
-            W = (Ws[0] if len(Ws) == 1 else torch.cat(Ws, 0)) * s
-            Y = (T @ W).view(B, da, -1)  # (B, dim a, copies a)
+            if da == 1:  # small T's: side by side, one matmul
+                Y = (Ts[0] if len(Ts) == 1 else torch.cat(Ts, 1)) @ \
+                    ((Ws[0] if len(Ws) == 1 else torch.cat(Ws, 0)) * s)
+            else:  # large T's (n dim a x copies b each): one matmul each, summed (no copy of them side by side)
+                Y = Ts[0] @ (Ws[0] * s)
+                for T, W in zip(Ts[1:], Ws[1:]):
+                    Y = torch.addmm(Y, T, W, alpha=s)
+            Y = Y.view(B, da, -1)  # (B, dim a, copies a)
             add(j, Y.transpose(1, 2) if da > 1 else Y.view(B, -1, 1))
         for ib, terms in self._b_groups.items():  # weights first, one matmul per input type
             db = terms[0][8]

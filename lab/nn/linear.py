@@ -63,6 +63,30 @@ def _index(order: np.ndarray, device=None):
     return torch.as_tensor(order, dtype=torch.long, device=device)
 
 
+_SHORT = 32  # a matmul dimension shorter than this runs about as slow as one this long (MKL, small sizes)
+_OP = 2000  # what one more small op (and its backward) costs, in multiply-adds per sample at batch ~500
+_COPY = 2  # a reordering copy, per element
+
+
+def _mm_cost(rows: int, inner: int, cols: int) -> int:
+    return _OP + rows * max(inner, _SHORT) * max(cols, _SHORT)
+
+
+def _mode_costs(r: int, m_a: int, m_b: int, d_a: int, d_b: int, scalar: bool) -> tuple[int, int, int]:
+    """Estimated cost per sample of one pair's three ways (``EquivariantLinear._plan_forward``): multiply-adds with
+    short matmul dimensions counted as ``_SHORT``, plus ``_OP`` per op and ``_COPY`` per element reordered -- so that
+    a few wide matmuls beat many thin ones, as measured (bench/emlp.py)."""
+    if scalar:
+        cost_p = _mm_cost(d_b, m_a, m_b) - _OP + (_OP + _COPY * m_a * d_a if d_a > 1 else 0)
+    else:
+        cost_p = _mm_cost(m_a, d_a, r * d_b) + _OP + _COPY * m_a * r * d_b + _mm_cost(d_b, m_a * r, m_b) - _OP
+        # (the last product is shared with the output type's other pairs: its op counted once, with theirs)
+    cost_m = (_OP + _COPY * m_a * d_a if d_a > 1 else 0) + _mm_cost(d_a, m_a, r * m_b) + _OP + \
+        _COPY * r * m_b * d_a + _mm_cost(m_b, r * d_a, d_b)
+    cost_d = 3 * _OP + m_a * d_a * m_b * d_b
+    return cost_p, cost_m, cost_d
+
+
 class EquivariantLinear(nn.Module):
     """``rep_in -> rep_out`` equivariant under ``group`` (reps as ``Rep`` or text; bound, or bound here).
 
@@ -157,16 +181,17 @@ class EquivariantLinear(nn.Module):
         return b if self.objs_out.in_order else b[self.order_out_inv]
 
     # ------------------------------------------------------------------ forward
-    def _plan_forward(self, device=None) -> None:
-        """How each pair of types is applied, whichever costs fewest multiply-adds per sample (m: copies, d: dims,
-        r: basis size):
+    def _plan_forward(self, device=None, modes: dict | None = None) -> None:
+        """How each pair of types is applied (m: copies, d: dims, r: basis size), whichever is estimated cheapest
+        (``_mode_costs``; ``modes``: {pair name: "P", "M" or "D"} overrides, for measuring):
 
         * ``P`` (basis first): ``P[p, (i, k)] = sum_q B_k[p, q] x_i[q]``, then the weights; the pairs into one output
-          type share that last product (their P's side by side): r m_a d_b (d_a + m_b), or m_a m_b d when every
-          ``B_k`` is a multiple of the identity (scalars to scalars, V to V: no basis product at all);
+          type share that last product (their P's side by side): r m_a d_b (d_a + m_b) multiply-adds, or m_a m_b d
+          when every ``B_k`` is a multiple of the identity (scalars to scalars, V to V: no basis product at all);
         * ``M`` (weights first): ``Z[q, (k, j)] = sum_i w_k[j, i] x_i[q]``, the pairs out of one input type sharing
           that product, then the basis: r m_b d_a (m_a + d_b);
-        * ``D`` (dense block, the solved maps formed into W_ab): m_a d_a m_b d_b -- high ranks with many maps.
+        * ``D`` (dense block, the solved maps formed into W_ab): m_a d_a m_b d_b -- high ranks with many maps, and
+          pairs whose structured products would be thin.
 
         The result is the same ``W x`` as the dense W (``weight()``); only the order of the sums differs."""
         in_index = {t: i for i, t in enumerate(self.objs_in.types)}
@@ -179,22 +204,24 @@ class EquivariantLinear(nn.Module):
             r, m_a, m_b, d_a, d_b = Bk.shape[0], self.objs_in.count(a), self.objs_out.count(b), a.dim, b.dim
             eye = torch.eye(d_a, dtype=Bk.dtype, device=Bk.device)
             scalar = d_a == d_b and bool(torch.allclose(Bk, Bk[:, :1, :1] * eye, atol=1e-6 * float(Bk.abs().max())))
-            cost_p = m_a * m_b * d_b if scalar else r * m_a * d_b * (d_a + m_b)
-            cost_m = r * m_b * d_a * (m_a + d_b)
-            cost_d = m_a * d_a * m_b * d_b
+            cost_p, cost_m, cost_d = _mode_costs(r, m_a, m_b, d_a, d_b, scalar)
             ia, ib = in_index[a], out_index[b]
             tag = name[1:]
             if scalar:  # sum_k w_k c_k: the identity's coefficients
-                self.register_buffer(f"Bc{tag}", Bk[:, 0, 0].clone(), persistent=False)
-            if cost_p <= min(cost_m, cost_d):
+                if not hasattr(self, f"Bc{tag}"):
+                    self.register_buffer(f"Bc{tag}", Bk[:, 0, 0].clone(), persistent=False)
+            mode = (modes or {}).get(name) or \
+                ("P" if cost_p <= min(cost_m, cost_d) else "M" if cost_m <= cost_d else "D")
+            if mode == "P":
                 self._p_groups.setdefault(ib, []).append((name, ia, "scalar" if scalar else "basis"))
-                if not scalar:  # [q, (k, p)]
+                if not scalar and not hasattr(self, f"BP{tag}"):  # [q, (k, p)]
                     self.register_buffer(f"BP{tag}", Bk.permute(2, 0, 1).reshape(d_a, r * d_b).contiguous(),
                                          persistent=False)
-            elif cost_m <= cost_d:
+            elif mode == "M":
                 self._m_groups.setdefault(ia, []).append((name, ib))
-                self.register_buffer(f"BM{tag}", Bk.permute(0, 2, 1).reshape(r * d_a, d_b).contiguous(),
-                                     persistent=False)  # [(k, q), p]
+                if not hasattr(self, f"BM{tag}"):
+                    self.register_buffer(f"BM{tag}", Bk.permute(0, 2, 1).reshape(r * d_a, d_b).contiguous(),
+                                         persistent=False)  # [(k, q), p]
             else:
                 self._d_pairs.append((name, ia, ib))
         self._in_sizes = [self.objs_in.count(t) * t.dim for t in self.objs_in.types]
@@ -219,6 +246,8 @@ class EquivariantLinear(nn.Module):
             return XT[ia]
 
         Y: dict = {}  # index of b -> (n, copies b, dim b)
+        bias = {int(name[1:]): torch.einsum("ki,kp->ip", self.biases[name], getattr(self, "Bb" + name[1:]))
+                for name, _ in self._bias_types}  # index of b -> (copies b, dim b)
 
         def add(ib, y):
             Y[ib] = Y[ib] + y if ib in Y else y
@@ -236,8 +265,12 @@ class EquivariantLinear(nn.Module):
                     P = X[ia].reshape(n * m, a.dim) @ getattr(self, "BP" + name[1:])  # (n m_a, r d_b)
                     left.append(P.view(n, m, -1, d_b).permute(0, 3, 1, 2).reshape(n * d_b, -1))  # [(n, p), (i, k)]
                     right.append(w.permute(2, 0, 1).reshape(-1, w.shape[1]))  # [(i, k), j]
-            y = (left[0] if len(left) == 1 else torch.cat(left, 1)) @ \
-                (right[0] if len(right) == 1 else torch.cat(right, 0))  # [(n, p), j]
+            left = left[0] if len(left) == 1 else torch.cat(left, 1)
+            right = right[0] if len(right) == 1 else torch.cat(right, 0)
+            if d_b == 1 and ib in bias:  # the bias in the same op
+                add(ib, torch.addmm(bias.pop(ib).view(-1), left, right).view(n, -1, 1))
+                continue
+            y = left @ right  # [(n, p), j]
             add(ib, y.view(n, d_b, -1).transpose(1, 2) if d_b > 1 else y.view(n, -1, 1))
         for ia, pairs in self._m_groups.items():  # weights first, one product per input type
             d_a = t_in[ia].dim
@@ -253,12 +286,11 @@ class EquivariantLinear(nn.Module):
             w, Bk = self.weights[name], getattr(self, "B" + name[1:])
             Wab = torch.einsum("kji,kpq->jpiq", w, Bk).reshape(w.shape[1] * Bk.shape[1], w.shape[2] * Bk.shape[2])
             add(ib, (X[ia] @ Wab.T).view(n, w.shape[1], -1))
+        for ib, c in bias.items():  # the biases not yet added: broadcast over the batch
+            Y[ib] = Y[ib] + c if ib in Y else c.expand(n, *c.shape)
         parts = [Y[j].reshape(n, -1) if j in Y else x.new_zeros(n, self.objs_out.count(t) * t.dim)
                  for j, t in enumerate(t_out)]
         y = torch.cat(parts, 1) if len(parts) > 1 else parts[0]
-        b = self._sorted_bias()
-        if b is not None:
-            y = y + b
         if not self.objs_out.in_order:
             y = y[:, self.order_out_inv]
         return y.reshape(*lead, self.rep_out.size)
