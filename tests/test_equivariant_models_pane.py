@@ -11,6 +11,7 @@ import pytest
 from bokeh.document import Document
 
 from lab.dashboard.equivariant_models import EquivariantModels
+from lab.errors import LabError
 from lab.experiments.emlp import FAMILY, EMLPConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -118,3 +119,32 @@ def test_load_shows_a_saved_run_with_its_settings_and_numbers(tmp_path):
     assert f"Loaded `{path.name}`" in pane._status.object
     assert not pane.load(str(tmp_path.parent), wait=True)
     assert pane._error.visible
+
+
+def test_a_saved_pendulum_run_loads_with_its_rollouts(tmp_path):
+    """``rollouts.npz`` keeps one held-out rollout per model: Load draws exactly the saved states (the last of each
+    model, as live), and a file whose shapes disagree is refused naming the file."""
+    import numpy as np
+
+    from lab.experiments.emlp import load
+
+    cfg = EMLPConfig(task="pendulum", models=("mlp", "emlp"), dynamics=("hnn",), sizes=("8",), channels=8,
+                     epochs=2, test=3)
+    result = FAMILY.run(cfg)
+    path = FAMILY.save(result, tmp_path)
+    saved = load(path)
+    assert saved.rollouts["states"].shape == (2, 2, 150, 12) and saved.rollouts["rows"].tolist() == [0, 1]
+    pane = EquivariantModels(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    assert pane.load(str(path), wait=True)
+    assert pane._rollout_box.visible and pane.task == "pendulum" and list(pane.dynamics) == ["hnn"]
+    for i, row in enumerate(result.rows):
+        drawn = pane._rollout_sources[row["model"]].data
+        assert drawn["x"] == [q[3] for q in row["rollout"]["pred"]] and drawn["lz"] == row["rollout"]["pred_lz"]
+    assert pane._rollout_sources["true"].data["z"] == [q[5] for q in result.rows[0]["rollout"]["true"]]
+    with np.load(path / "rollouts.npz") as z:
+        broken = {k: z[k] for k in z.files}
+    broken["lz"] = broken["lz"][:, :, :10]
+    np.savez(path / "rollouts.npz", **broken)
+    with pytest.raises(LabError, match="rollouts.npz"):
+        load(path)

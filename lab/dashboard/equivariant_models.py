@@ -284,8 +284,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         return prepare_saved_run
 
     def _after_end(self, job) -> None:
-        """After a loading job, with the controls unlocked: the run's settings in the controls, its curves, points
-        and table drawn (a saved pendulum run keeps its numbers, not its rollouts: those are drawn live only)."""
+        """After a loading job, with the controls unlocked: the run's settings in the controls, its curves, points,
+        table and (the pendulum) rollouts drawn from its files."""
         prepared, self._loaded = self._loaded, None
         if job.name != "load" or prepared is None:
             return
@@ -307,7 +307,9 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._restoring = False
         self._info = {}
         self._reset_plots(cfg)
-        self._rollout_box.visible = False  # not saved
+        for msg in prepared["rollouts"]:  # as they arrived live: the last of each model stays drawn
+            self._show_rollout(msg)
+        self._rollout_box.visible = bool(prepared["rollouts"])
         for r in prepared["curves"]:
             self._on_message({"kind": "epoch", **r})
         self._rows = [{k: r.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)} for r in prepared["rows"]]
@@ -317,8 +319,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._dirty = False
         meta = run.meta
         self._progress.value = 0
-        rollout = "  \n*the rollouts are drawn while a run trains; a saved run keeps their errors*" \
-            if cfg.task == "pendulum" else ""
+        rollout = "  \n*this run saved no rollouts*" if cfg.task == "pendulum" and not prepared["rollouts"] else ""
         self._status.object = (f"Loaded `{run.path.name}` ({meta.get('status', '?')}): **{cfg.task}**, "
                                f"{', '.join(MODEL_LABELS.get(m, m) for m in cfg.model_names)} over sizes "
                                f"{', '.join(map(str, cfg.size_list))}; EMLP over "
@@ -341,7 +342,16 @@ def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     curves = run.curves.astype(object).where(run.curves.notna(), None).to_dict("records")
     keep = ("model", "size", "seed", "epoch", "epochs", "test_mse", "train_mse")
     curves = [{k: c[k] for k in keep if k in c and (c[k] is not None or k != "test_mse")} for c in curves]
-    return {"run": run, "rows": rows, "curves": curves}
+    rollouts = []  # the pendulum's, as the live "result" messages carry them
+    saved = run.rollouts
+    if saved is not None:
+        times = saved["times"].tolist()
+        for j, i in enumerate(saved["rows"].tolist()):
+            rollouts.append({"model": rows[i]["model"], "size": int(rows[i]["size"]), "seed": int(rows[i]["seed"]),
+                             "times": times,
+                             "rollout": {"true": saved["states"][j, 0].tolist(), "pred": saved["states"][j, 1].tolist(),
+                                         "true_lz": saved["lz"][j, 0].tolist(), "pred_lz": saved["lz"][j, 1].tolist()}})
+    return {"run": run, "rows": rows, "curves": curves, "rollouts": rollouts}
 
 
 add_config_params(EquivariantModels, EMLPConfig, [n for n in CONFIG_NAMES if n != "sizes"])

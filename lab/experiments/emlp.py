@@ -352,7 +352,16 @@ def save(result: EMLPResult, directory=None):
 
     curves = [c | {"seed": r["seed"]} for r in result.rows for c in r["curve"]]
     rows = [{k: v for k, v in r.items() if k != "curve" and k not in ROLLOUT_KEYS} for r in result.rows]
-    return save_emlp(result.config.to_dict(), rows, curves, summary(result), directory, result.status)
+    kept = [i for i, r in enumerate(result.rows) if r.get("rollout") is not None]
+    rollouts = None
+    if kept:  # the pendulum: one held-out rollout per row, so a loaded run draws them too
+        rollouts = {"rows": np.asarray(kept, dtype=np.int64),
+                    "times": np.asarray(result.rows[kept[0]]["times"], dtype=float),
+                    "states": np.asarray([[result.rows[i]["rollout"]["true"], result.rows[i]["rollout"]["pred"]]
+                                          for i in kept], dtype=float),
+                    "lz": np.asarray([[result.rows[i]["rollout"]["true_lz"], result.rows[i]["rollout"]["pred_lz"]]
+                                      for i in kept], dtype=float)}
+    return save_emlp(result.config.to_dict(), rows, curves, summary(result), directory, result.status, rollouts)
 
 
 def load(path, root=None):
