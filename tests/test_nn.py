@@ -17,11 +17,12 @@ from lab.reps import Scalar, T, V, parse_rep, so3_irrep
 
 TOL = 1e-4  # the EMLP test suite's bound, float32
 
-# the EMLP library's test groups (tests/equivariance_tests.py), those the lab has: SO11p it lacks; ZksZnxZn is
-# checked in tests/test_zkszn_group.py
+# the EMLP library's test groups (tests/equivariance_tests.py), every one; ZksZnxZn is checked in
+# tests/test_zkszn_group.py
 SUITE_GROUPS = ["SO(2)", "SO(3)", "SO(4)", "O(2)", "O(3)", "O(4)", "SU(2)", "SU(3)", "U(2)", "U(3)", "SL(2)", "SL(3)",
                 "GL(2)", "GL(3)", "C(2)", "C(3)", "C(4)", "C(8)", "D(2)", "D(3)", "D(4)", "D(8)", "S(2)", "S(4)", "S(6)",
-                "Z(2)", "Z(4)", "Z(6)", "SO13p()", "SO13()", "O13()", "Sp(1)", "Sp(3)", "Cube()", "RubiksCube()"]
+                "Z(2)", "Z(4)", "Z(6)", "SO11p()", "SO13p()", "SO13()", "O13()", "Sp(1)", "Sp(3)", "Cube()",
+                "RubiksCube()"]
 
 # the suite's test_equivariant_matrix cases
 MATRIX_CASES = [

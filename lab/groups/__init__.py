@@ -7,14 +7,14 @@ import re
 from ..errors import GroupError
 from ..text import TokenStream
 from .base import DirectProduct, Footprint, Group
-from .matrix import GL, SL, SU, SO13, SO13p, C, D, O, O13, SO, Sp, U
+from .matrix import GL, SL, SU, SO11p, SO13, SO13p, C, D, O, O13, SO, Sp, U
 from .permutation import C4Grid, Cube, DihedralPerm, GCNN, P4Grid, RubiksCube, S, Trivial, Z, ZksZnxZn, Alt
 from .z_axis import DkeR3, O2eR3, SO2eR3, ZAxisGroup
 
 GROUPS: dict[str, type[Group]] = {
     cls.__name__: cls
     for cls in (Trivial, Z, S, Alt, DihedralPerm, C4Grid, P4Grid, GCNN, ZksZnxZn, Cube, RubiksCube,
-                C, D, SO, O, SO2eR3, O2eR3, DkeR3, SO13p, SO13, O13, Sp, SL, GL, U, SU)
+                C, D, SO, O, SO2eR3, O2eR3, DkeR3, SO11p, SO13p, SO13, O13, Sp, SL, GL, U, SU)
 }
 
 __all__ = ["Group", "DirectProduct", "Footprint", "GROUPS", "parse_group", "group_footprint", "max_size",

@@ -199,6 +199,21 @@ class O13(SO13p):
         super().__init__(discrete=np.stack([P, T]), name="O13()")
 
 
+class SO11p(Group):
+    """The proper orthochronous Lorentz group SO+(1,1) on R^2 = (t, x), metric diag(-1, 1): the boosts
+    exp(phi K), K = [[0, 1], [1, 0]], one non-compact generator and no finite part (the EMLP library's
+    ``SO11p``).  Sampling: exp(a K) with a ~ N(0, 1/2), the base rule; no Haar probability exists.
+    """
+
+    footprint = staticmethod(lambda: Footprint(2, 0, 0, 1))
+
+    description = "proper orthochronous Lorentz group SO+(1,1) on (t,x): the boosts"
+    metric = np.diag([-1.0, 1.0])
+
+    def __init__(self):
+        super().__init__(lie=np.array([[[0.0, 1.0], [1.0, 0.0]]]), d=2, name="SO11p()")
+
+
 class Sp(Group):
     """The symplectic group Sp(2n, R) acting on R^(2n), preserving J = [[0, I], [-I, 0]].
 
