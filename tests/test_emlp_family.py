@@ -103,3 +103,55 @@ def test_emlp_beats_the_mlp_on_inertia_at_the_fast_settings():
     error on inertia is below the MLP's (measured: 0.44 against 3.1 at N = 1000)."""
     out = FAMILY.summary(FAMILY.run(EMLPConfig(task="inertia", sizes=("1000",), models=("mlp", "emlp"))))
     assert out["models"]["emlp"]["test_mse"][0] < out["models"]["mlp"]["test_mse"][0]
+
+
+class _StopAfter(Control):
+    """Stops itself at its ``k``-th checkpoint (counts them)."""
+
+    def __init__(self, k):
+        super().__init__()
+        self.k, self.calls = k, 0
+
+    def checkpoint(self):
+        self.calls += 1
+        if self.calls >= self.k:
+            self.stop()
+        super().checkpoint()
+
+
+def test_integrating_the_pendulum_stops_within_one_field_evaluation():
+    from lab.control import Stopped
+    from lab.emlp.pendulum import DoubleSpringPendulum
+
+    task = DoubleSpringPendulum()
+    z0 = task.initial_conditions(4, 0)
+    control = _StopAfter(5)
+    with pytest.raises(Stopped):
+        task.integrate(z0, control=control)
+    assert control.calls == 5  # checked at every evaluation of the field, not once at the end
+    with pytest.raises(Stopped):
+        task.chunks(4, seed=0, control=_StopAfter(1))
+
+
+def test_the_pendulum_progress_counts_work_weighted_by_each_models_step():
+    """Progress units are each model's steps times its weight (its measured step time over the cheapest model's,
+    times 10): the records climb to the total, every step of one model adds its weight, the cheapest weighs 10."""
+    cfg = EMLPConfig(task="pendulum", models=("mlp", "emlp"), dynamics=("hnn",), sizes=("8",), epochs=2,
+                     channels=8, layers=1)
+    records = []
+    result = FAMILY.run(cfg, progress=records.append)
+    assert result.status == "finished" and len(result.rows) == 2
+    prog = [r for r in records if r["kind"] == "progress"]
+    total = prog[-1]["total"]
+    assert prog[-1]["done"] == total and all(a["done"] <= b["done"] for a, b in zip(prog, prog[1:]))
+    weights = {}
+    for name in ("hnn-mlp", "hnn-emlp"):
+        done = [r["done"] for r in prog if r["message"].startswith(f"{name} on ")]
+        steps = len(done)
+        assert steps == 2 and len({b - a for a, b in zip(done, done[1:])}) == 1
+        weights[name] = done[1] - done[0]
+    assert min(weights.values()) == 10 and total == sum(w * 2 for w in weights.values())
+    control = Control()
+    control.stop()
+    stopped = FAMILY.run(cfg, control=control)
+    assert stopped.status == "stopped" and stopped.rows == []

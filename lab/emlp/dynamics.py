@@ -88,6 +88,7 @@ from torch import nn
 from ..control import checkpoint
 from ..errors import LabError
 from ..nn import EMLP, MLP, equivariance_error
+from .pendulum import STATE_DIM
 from .pendulum import DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, z_axis_group
 
 MODELS = ("node-mlp", "node-emlp", "hnn-mlp", "hnn-emlp")
@@ -359,6 +360,38 @@ def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0,
     return curve
 
 
+def step_seconds(name: str, group: str | None, settings: DynamicsSettings = SMALL, device="cpu",
+                 repeats: int = 2) -> float:
+    """Seconds of one training step of the model ``name`` (over ``group``) at ``settings``' width, depth, batch
+    and substeps, on random chunks: the median of ``repeats`` steps after one warm-up.  What a run weights its
+    models' steps by, so that its ETA holds from the first model on (an EMLP-HNN step costs about ten MLP-HNN
+    steps at the small defaults).  The model is built and thrown away; torch's random state is left as it was."""
+    settings = settings.check()
+    state = torch.random.get_rng_state()
+    try:
+        torch.manual_seed(0)
+        model = build_model(name, group, settings.channels, settings.layers, 1.0, device)
+        param = next(model.parameters())
+        batch = max(1, min(settings.batch, settings.train))
+        chunk = DoubleSpringPendulum().chunk_len
+        ts = torch.arange(chunk, dtype=param.dtype, device=param.device) * DoubleSpringPendulum().dt
+        zb = torch.randn(batch, chunk, STATE_DIM, dtype=param.dtype, device=param.device)
+        opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
+        step = float(ts[1] - ts[0]) / settings.substeps
+        times = []
+        for i in range(1 + max(1, repeats)):
+            t0 = time.perf_counter()
+            opt.zero_grad(set_to_none=True)
+            pred = rollout(model, zb[:, 0], ts, method="rk4", step=step, create_graph=True)
+            (pred - zb).pow(2).mean().backward()
+            opt.step()
+            if i:
+                times.append(time.perf_counter() - t0)
+        return float(np.median(times))
+    finally:
+        torch.random.set_rng_state(state)
+
+
 def to_float64(model):
     """A float64 copy of ``model`` with no gradients kept for its parameters (the lab's layers cast their inputs
     to the ``dtype`` they were built with: that attribute is moved along)."""
@@ -398,14 +431,16 @@ def evaluate(model, z0, true, ts, settings: DynamicsSettings = SMALL, control=No
             "momentum_curve": mcurve, "integrator": integrator, "pred": pred}
 
 
-def pendulum_data(settings: DynamicsSettings = SMALL, seed: int = 0, task: DoubleSpringPendulum | None = None):
+def pendulum_data(settings: DynamicsSettings = SMALL, seed: int = 0, task: DoubleSpringPendulum | None = None,
+                  control=None):
     """``(ts, Z, z0, ts_long, true)``: training chunks (seed ``2 seed``), held-out starts ``z0`` (the first states
-    of chunks of seed ``2 seed + 1``) and their true 30 s rollouts (float64, at ``settings``' tolerance)."""
+    of chunks of seed ``2 seed + 1``) and their true 30 s rollouts (float64, at ``settings``' tolerance).
+    ``control`` is checked at every evaluation of the true field (minutes at the paper's 500 + 500)."""
     task = task or DoubleSpringPendulum(rtol=settings.rtol, atol=settings.atol)
-    ts, Z = task.chunks(settings.train, seed=2 * seed)
-    _, Zt = task.chunks(settings.test, seed=2 * seed + 1, dtype=np.float64)
+    ts, Z = task.chunks(settings.train, seed=2 * seed, control=control)
+    _, Zt = task.chunks(settings.test, seed=2 * seed + 1, dtype=np.float64, control=control)
     z0 = Zt[:, 0]
-    true = task.integrate(z0).numpy()
+    true = task.integrate(z0, control=control).numpy()
     return ts, Z, z0, task.times(), true
 
 
@@ -473,7 +508,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
     total = settings.steps() * len(plan)
     emit({"kind": "started", "models": [f"{m} {g}" if g else m for m, g in plan], "steps": settings.steps(),
           "total_steps": total, "train": settings.train, "test": settings.test})
-    ts, Z, z0, ts_long, true = data if data is not None else pendulum_data(settings, seed)
+    ts, Z, z0, ts_long, true = data if data is not None else pendulum_data(settings, seed, control=control)
     scale = state_scale(Z)
     # equivariance measured on true states of the held-out rollouts: up to 64, spread over trajectories and time
     spread = true[:, ::max(1, (len(true) * true.shape[1]) // 64)].reshape(-1, true.shape[-1])

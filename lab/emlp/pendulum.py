@@ -179,10 +179,13 @@ class DoubleSpringPendulum:
         p = 0.4 * rng.standard_normal((n, 6))
         return np.concatenate([q1, q2, p], axis=-1)
 
-    def integrate(self, z0, ts=None) -> torch.Tensor:
+    def integrate(self, z0, ts=None, control=None) -> torch.Tensor:
         """Trajectories (n, T, 12) float64 from initial states ``z0`` (n, 12) at times ``ts`` (default
-        ``times()``), all integrated together with ``torchdiffeq.odeint`` at this task's rtol/atol."""
+        ``times()``), all integrated together with ``torchdiffeq.odeint`` at this task's rtol/atol.  ``control``
+        (``lab.control``) is checked at every evaluation of the field: a long integration stops within one."""
         from torchdiffeq import odeint
+
+        from ..control import checkpoint
 
         z0 = torch.as_tensor(np.asarray(z0, dtype=np.float64))
         if z0.ndim != 2 or z0.shape[1] != STATE_DIM:
@@ -192,19 +195,22 @@ class DoubleSpringPendulum:
         if z0.shape[0] == 0:
             return torch.zeros((0, len(ts), STATE_DIM), dtype=torch.float64)
         with torch.no_grad():
-            zs = odeint(lambda t, z: self.vector_field(z), z0, ts, rtol=self.rtol, atol=self.atol,
-                        method=self.method)
+            def field(t, z):
+                checkpoint(control)
+                return self.vector_field(z)
+
+            zs = odeint(field, z0, ts, rtol=self.rtol, atol=self.atol, method=self.method)
         return zs.transpose(0, 1)
 
-    def trajectories(self, n: int, seed: int = 0, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+    def trajectories(self, n: int, seed: int = 0, dtype=np.float32, control=None) -> tuple[np.ndarray, np.ndarray]:
         """``(ts, zs)``: times (n_steps,) and ``n`` trajectories (n, n_steps, 12) from seeded initial conditions."""
         dtype = check_dtype(dtype)
         n = self.check(n)
         rng = np.random.default_rng(seed)
-        zs = self.integrate(self.initial_conditions(n, rng)).numpy()
+        zs = self.integrate(self.initial_conditions(n, rng), control=control).numpy()
         return self.times().astype(dtype), zs.astype(dtype)
 
-    def chunks(self, n: int, seed: int = 0, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+    def chunks(self, n: int, seed: int = 0, dtype=np.float32, control=None) -> tuple[np.ndarray, np.ndarray]:
         """The original's training data: ``(ts, Z)``, ``ts`` (chunk_len,) from 0 and ``Z`` (n, chunk_len, 12), one
         random chunk (of the n_steps // chunk_len consecutive ones) of each of ``n`` trajectories."""
         dtype = check_dtype(dtype)
@@ -213,7 +219,7 @@ class DoubleSpringPendulum:
             raise LabError(f"chunk_len must be between 2 and n_steps = {self._steps()}, got {chunk}")
         n = self.check(n)
         rng = np.random.default_rng(seed)
-        zs = self.integrate(self.initial_conditions(n, rng)).numpy()
+        zs = self.integrate(self.initial_conditions(n, rng), control=control).numpy()
         per = self._steps() // self.chunk_len
         start = rng.integers(0, per, size=n) * self.chunk_len
         idx = start[:, None] + np.arange(self.chunk_len)

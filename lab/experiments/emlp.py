@@ -230,40 +230,46 @@ ROLLOUT_KEYS = ("times", "rollout", "momentum_curve", "rollout_curve")
 def _run_pendulum(config: EMLPConfig, emit, control) -> EMLPResult:
     """The pendulum (``lab.emlp.dynamics.run_pendulum``) for every size and seed; its records relayed as the
     other tasks' (``epoch`` records of the training loss, ``result`` rows) so the faces draw both alike."""
-    from ..control import Stopped, checkpoint
+    from ..control import Stopped
     from ..device import pick_device
     from ..emlp.dynamics import pendulum_data, run_pendulum
     from ..emlp.pendulum import angular_momentum_z
 
     group_text = config.group or _task(config).group
     device = pick_device(config.device)
-    total, done = config.total_steps(), 0
     result = EMLPResult(config, group_text)
     emit({"kind": "started", "task": config.task, "group": group_text, "models": config.model_names,
-          "sizes": config.size_list, "device": str(device), "total_steps": total})
-    emit(progress_record(0, total, "building"))
+          "sizes": config.size_list, "device": str(device), "total_steps": config.total_steps()})
     t0 = time.monotonic()
+    done, total = 0, 1
     try:
+        # progress counts work, not steps: each model's steps weighted by what one costs (measured), so that the
+        # ETA holds from the first, cheap model on
+        emit(progress_record(0, 1, "measuring each model's step"))
+        weight = _step_weights(config, group_text, str(device), control)
+        total = sum(weight[name] * config.dynamics_settings(n).steps() * config.seeds
+                    for n in config.size_list for name in config.model_names)
         for n in config.size_list:
             settings = replace(config.dynamics_settings(n), device=str(device))
             for s in range(config.seeds):
                 seed = config.seed + s
-                checkpoint(control)
-                data = pendulum_data(settings, seed)  # once for every model of this size and seed
+                emit(progress_record(done, total, f"integrating {settings.train} + {settings.test} trajectories "
+                                                  f"(seed {seed})"))
+                data = pendulum_data(settings, seed, control=control)  # once for every model of this size and seed
                 for name in config.model_names:
-                    steps = settings.steps()
+                    steps, w = settings.steps(), weight[name]
 
-                    def relay(record, base=done, name=name, steps=steps, seed=seed):
+                    def relay(record, base=done, name=name, steps=steps, seed=seed, w=w):
                         if record["kind"] != "step":
                             return
                         emit({"kind": "epoch", "model": name, "size": n, "seed": seed, "epoch": record["step"],
                               "epochs": steps, "train_mse": record["train_mse"]})
-                        emit(progress_record(base + record["step"], total, f"{name} on {n} trajectories (seed "
-                                             f"{seed}): step {record['step']}/{steps}"))
+                        emit(progress_record(base + w * record["step"], total, f"{name} on {n} trajectories "
+                                             f"(seed {seed}): step {record['step']}/{steps}"))
 
                     row = run_pendulum((name,), (group_text,), settings, seed=seed, progress=relay,
                                        control=control, data=data)[0]
-                    done += steps
+                    done += w * steps
                     sample = row["samples"][0] if row["samples"] else None
                     out = {"model": name, "size": n, "seed": seed, "group": row["group"],
                            "test_mse": row["test_mse"], "train_mse": row["train_mse"],
@@ -284,6 +290,22 @@ def _run_pendulum(config: EMLPConfig, emit, control) -> EMLPResult:
         result.status = "stopped"
     emit(progress_record(done, total, f"{result.status} in {time.monotonic() - t0:.0f} s"))
     return result
+
+
+def _step_weights(config: EMLPConfig, group_text: str, device: str, control) -> dict:
+    """{model name: progress units per training step}: each model's measured step time
+    (``lab.emlp.dynamics.step_seconds`` at the first size's settings) over the cheapest's, times 10, rounded
+    (at least 1)."""
+    from ..control import checkpoint
+    from ..emlp.dynamics import _split, step_seconds
+
+    settings = replace(config.dynamics_settings(config.size_list[0]), device=device)
+    seconds = {}
+    for name in config.model_names:
+        checkpoint(control)
+        seconds[name] = step_seconds(name, group_text if _split(name)[1] == "emlp" else None, settings, device)
+    low = min(seconds.values())
+    return {name: max(1, round(10 * t / low)) for name, t in seconds.items()}
 
 
 def summary(result: EMLPResult) -> dict:
