@@ -243,3 +243,17 @@ def test_the_rollout_figure_draws_the_largest_size_outer_bob_and_lz_of_every_mod
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
     assert texts[0] == "true" and any(t.startswith("HNN MLP") for t in texts) and texts[-1] == "start"
     assert rollout_figure([]).axes[1].texts  # nothing to draw: it says so
+
+
+def test_the_live_efficiency_legend_wraps_past_four_models():
+    """The pane's efficiency plot keeps its legend above the plot: up to four models in one row, the pendulum's six
+    in two rows of three (one row of six ran past a half-width plot, clipping the first label)."""
+    from bokeh.models import Legend
+
+    from lab.plots.emlp_bokeh import data_efficiency_figure as bokeh_efficiency
+
+    six = ["hnn-mlp", "hnn-mlp-aug", "hnn-emlp", "node-mlp", "node-mlp-aug", "node-emlp"]
+    for models, cols in ((["mlp", "mlp-aug", "emlp"], 3), (six, 3), (six[:4], 4)):
+        fig, sources = bokeh_efficiency(models)
+        (legend,) = [r for r in fig.above if isinstance(r, Legend)]
+        assert legend.ncols == cols and len(legend.items) == len(models) and set(sources) == set(models)

@@ -46,6 +46,8 @@ RUN_SEGMENTS = 60_000
 DRAW_SHARE = 0.5
 #: a drift plot's axes reach this many times the largest median
 MARGIN = 1.2
+#: a legend above its plot takes at most this many entries in one row (more: rows of three)
+LEGEND_ROW = 4
 
 
 @dataclass(frozen=True)
@@ -486,6 +488,8 @@ class LiveView:
                 if p.legend_above:
                     fig.legend.orientation = "horizontal"
                     fig.legend.spacing, fig.legend.padding, fig.legend.margin = 12, 2, 2
+                    if len(meds) > LEGEND_ROW:  # one row would run past a half-width plot: rows of three
+                        fig.legend.ncols = 3
                     fig.add_layout(fig.legend[0], "above")
                 else:
                     fig.legend.location = "top_left"

@@ -28,7 +28,10 @@ def data_efficiency_figure(models, title: str = "test MSE against training-set s
         dots = fig.scatter("x", "y", source=src, size=8, color=colour)
         sources[m] = src
         items.append((MODEL_LABELS.get(m, m), [line, dots]))
-    fig.add_layout(Legend(items=items, orientation="horizontal", location="center"), "above")
+    # one row above the plot; more than four models (the pendulum's six) in rows of three, so that the legend never
+    # runs past a half-width plot
+    fig.add_layout(Legend(items=items, orientation="horizontal", location="center",
+                          ncols=3 if len(items) > 4 else len(items) or 1), "above")
     fig.add_tools(HoverTool(tooltips=[("N", "@x"), (ylabel, "@y{0.000e}")]))
     return fig, sources
 
