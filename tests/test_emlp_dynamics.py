@@ -203,7 +203,7 @@ def test_run_pendulum_stops_and_rejects_bad_names():
     with pytest.raises(LabError):
         run_pendulum(("hnn-cnn",), (), TINY)
     with pytest.raises(LabError):
-        run_pendulum(("hnn-emlp",), ("SO(3)",), TINY)
+        run_pendulum(("hnn-emlp",), ("SO(2)",), TINY)  # acts on R^2, not on the 3-vectors
     with pytest.raises(LabError):
         build_model("node-emlp")  # an EMLP needs its group
     with pytest.raises(LabError):
@@ -268,3 +268,20 @@ def test_augmented_mlps_train_and_report_a_held_out_chunk_mse():
     for r in rows:
         assert len(r["curve"]) == TINY.steps() and np.isfinite(r["curve"][-1]["train_mse"])
         assert 0 < r["test_mse"] < np.inf and 0 < r["rollout_error"] <= 1
+
+
+def test_a_misspecified_so3_model_and_the_windy_pendulum():
+    """The residual-pathway-priors chapter's pendulum regimes run through the same code: an EMLP-HNN over SO(3) (a
+    group of R^3 that gravity breaks) is exact under SO(3) and conserves L_z (SO(3) holds the rotations about z);
+    on the windy pendulum (``task=``) the true trajectories themselves do not conserve L_z."""
+    from lab.emlp.pendulum import WINDY
+
+    (so3,) = run_pendulum(("hnn-emlp",), ("SO(3)",), TINY, seed=1)
+    assert so3["group"] == "SO(3)" and so3["group_equivariance_error"] < 1e-5
+    assert so3["momentum_error"] < 1e-3
+    windy = DoubleSpringPendulum(wind=WINDY, rtol=TINY.rtol, atol=TINY.atol)
+    (mlp,) = run_pendulum(("node-mlp",), (), TINY, seed=1, task=windy)
+    (calm,) = run_pendulum(("node-mlp",), (), TINY, seed=1)
+    true_w, true_c = (np.asarray(r["samples"][0]["true"]) for r in (mlp, calm))
+    lz_w, lz_c = angular_momentum_z(true_w), angular_momentum_z(true_c)
+    assert np.ptp(lz_c) < 1e-4 < 1e-2 < np.ptp(lz_w)

@@ -89,7 +89,8 @@ from ..control import checkpoint
 from ..errors import LabError
 from ..nn import EMLP, MLP, equivariance_error
 from .pendulum import STATE_DIM
-from .pendulum import DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, z_axis_group
+from .pendulum import (DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, state_group,
+                       z_axis_group)
 
 MODELS = ("node-mlp", "node-emlp", "hnn-mlp", "hnn-emlp")
 #: the MLPs trained with augmentation (a lab baseline beside the thesis's: each training chunk turned by an element
@@ -197,7 +198,8 @@ def _split(name: str) -> tuple[str, str]:
 
 def build_model(name: str, group: str | None = None, channels: int = 32, layers: int = 3, scale: float = 1.0,
                 device="cpu"):
-    """The model ``name`` of ``MODELS``: an EMLP over ``group`` (a group about z, e.g. ``"DkeR3(6)"``) or an MLP
+    """The model ``name`` of ``MODELS``: an EMLP over ``group`` (a group on R^3, ``state_group``: about z, e.g.
+    ``"DkeR3(6)"``, or ``"SO(3)"``, the RPP chapter's misspecified symmetry) or an MLP
     (``group`` ignored: the reps give its sizes only), of the state divided by ``scale``.  Weights from torch's
     current seed.
 
@@ -210,7 +212,7 @@ def build_model(name: str, group: str | None = None, channels: int = 32, layers:
     if net_kind == "emlp":
         if group is None:
             raise LabError(f"{name} needs a group about z: {', '.join(GROUPS)}")
-        net = EMLP("4*V", out, z_axis_group(group), channels=channels, layers=layers)
+        net = EMLP("4*V", out, state_group(group), channels=channels, layers=layers)
     else:
         net = MLP("4*V", out, z_axis_group(SYMMETRY), channels=channels, layers=layers)
     model = NeuralODE(net, scale) if kind == "node" else HamiltonianNN(net, scale)
@@ -466,14 +468,14 @@ def _equivariance(model, name: str, group_text: str, x) -> float:
     from ..reps import parse_rep
 
     kind, _ = _split(name)
-    G = z_axis_group(group_text)
+    G = state_group(group_text)
     rep_out = parse_rep("4*V" if kind == "node" else "Scalar", G)
     x = x / model.scale.to(x.dtype)  # what the network itself sees
     return equivariance_error(model.net, parse_rep("4*V", G), rep_out, G, n=5, x=x)
 
 
 def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = SMALL, seed: int = 0,
-                 progress=None, control=None, data=None) -> list:
+                 progress=None, control=None, data=None, task: DoubleSpringPendulum | None = None) -> list:
     """Train and evaluate every model of ``models`` (the ``*-emlp`` ones once per group of ``groups``) on the
     double spring pendulum; one row each::
 
@@ -492,7 +494,8 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
     "dropped", "done", "total_steps"}`` (about 50 a model) and ``{"kind": "result", ...}`` (the row without
     samples, times and curve); ``control`` is checked every step and every field evaluation of the evaluation
     rollouts (``lab.control.Stopped`` propagates).  ``data``: ``pendulum_data(settings, seed)``, when the caller
-    has it already (it is the same for every model of a seed)."""
+    has it already (it is the same for every model of a seed).  ``task``: the system (default the thesis's
+    pendulum at ``settings``' tolerance; e.g. the windy one, ``DoubleSpringPendulum(wind=WINDY)``)."""
     settings = settings.check()
     plan = []
     for name in models:
@@ -500,7 +503,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
         plan += [(name, g) for g in groups] if net == "emlp" else [(name, None)]
     for _, g in plan:
         if g is not None:
-            z_axis_group(g)  # a bad group is a GroupError before anything is built
+            state_group(g)  # a bad group is a GroupError before anything is built
     from ..device import pick_device
 
     device = pick_device(settings.device)  # "cpu" (the default), "cuda" or "auto"
@@ -508,7 +511,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
     total = settings.steps() * len(plan)
     emit({"kind": "started", "models": [f"{m} {g}" if g else m for m, g in plan], "steps": settings.steps(),
           "total_steps": total, "train": settings.train, "test": settings.test})
-    ts, Z, z0, ts_long, true = data if data is not None else pendulum_data(settings, seed, control=control)
+    ts, Z, z0, ts_long, true = data if data is not None else pendulum_data(settings, seed, task=task, control=control)
     scale = state_scale(Z)
     # equivariance measured on true states of the held-out rollouts: up to 64, spread over trajectories and time
     spread = true[:, ::max(1, (len(true) * true.shape[1]) // 64)].reshape(-1, true.shape[-1])

@@ -57,6 +57,28 @@ def z_axis_group(text) -> ZAxisGroup:
     return group
 
 
+def state_group(text) -> Group:
+    """Any group acting on R^3 (``d == 3``), named by ``text``: what an EMLP over the state ``4*V`` may be built
+    over.  The groups about z (``z_axis_group``) are the pendulum's own; ``"SO(3)"`` or ``"O(3)"`` are the
+    residual-pathway-priors chapter's *misspecified* symmetry (gravity breaks them).  Any other text is a
+    ``GroupError``.
+
+    >>> state_group("SO(3)").d, state_group("O2eR3()").num_lie
+    (3, 1)
+    """
+    if isinstance(text, Group):
+        group = text
+    else:
+        try:
+            group = parse_group(text)
+        except ParseError as err:
+            raise GroupError(str(err)) from None
+    if group.d != 3:
+        raise GroupError(f"{str(text)!r} acts on R^{group.d}, not on the pendulum's 3-vectors: a group about z "
+                         "(O2eR3(), SO2eR3(), DkeR3(k)) or one of R^3 such as SO(3)")
+    return group
+
+
 # ------------------------------------------------------------------------------------------- the physics
 def hamiltonian(z: torch.Tensor, wind=(0.0, 0.0, 0.0)) -> torch.Tensor:
     """H(z) for states ``z`` (..., 12) -> (...): the energy with every constant 1 (module docstring)."""
