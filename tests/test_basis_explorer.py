@@ -250,3 +250,20 @@ def test_a_layer_with_a_zero_dimensional_side_is_one_inline_line(explorer, rep_i
     assert f"{side} side is zero-dimensional" in message and "unexpected" not in message
     assert explorer._plot.object is plot and "r = 15 of 256" in explorer._info.object
     assert explorer._png_file().getvalue().startswith(b"\x89PNG")
+
+
+def test_the_group_menu_lists_every_catalog_group_of_one_size_or_none():
+    """The menu comes from the catalog: every group of at most one size argument is there (the new SO11p(),
+    O2eR3(), SL(n), GL(n) included), and each entry, its size filled in, is a group the parser builds."""
+    from lab.dashboard.basis_explorer import GROUP_CHOICES
+    from lab.groups import group_catalog, parse_group
+    from lab.presets import fill_size
+
+    names = {c.split("(")[0] for c in GROUP_CHOICES if c != CUSTOM}
+    for signature, _ in group_catalog():
+        if signature.count(",") == 0:
+            assert signature.split("(")[0] in names, signature
+    assert {"SO11p()", "O2eR3()", "SL(n)", "GL(n)", "DkeR3(n)", "Z(n)*Z(n)"} <= set(GROUP_CHOICES)
+    assert GROUP_CHOICES[-1] == CUSTOM and len(GROUP_CHOICES) == len(set(GROUP_CHOICES))
+    for choice in GROUP_CHOICES[:-1]:
+        assert parse_group(fill_size(choice, 2)).d >= 1

@@ -56,9 +56,27 @@ def _release_worker() -> None:
 
 
 CUSTOM = "custom…"
-GROUP_CHOICES = ["Z(n)", "S(n)", "Alt(n)", "DihedralPerm(n)", "Z(n)*Z(n)", "C4Grid(n)", "GCNN(n)", "Trivial(n)",
-                 "Cube()", "RubiksCube()", "C(n)", "D(n)", "SO(n)", "O(n)", "Sp(n)", "U(n)", "SU(n)",
-                 "SO13p()", "SO13()", "O13()", CUSTOM]
+
+
+def _group_choices() -> list[str]:
+    """The menu: every group of the catalog (``lab.groups.group_catalog``, so a new group is listed without an edit
+    here) with its size argument as ``n`` (the size box fills it in), ``Z(n)*Z(n)`` after ``Z(n)``; a group of two
+    size arguments (``ZksZnxZn(k, n)``) is typed as a custom group."""
+    from ..groups import group_catalog
+
+    out = []
+    for signature, _ in group_catalog():
+        name, _, rest = signature.partition("(")
+        args = [a for a in rest.rstrip(")").replace(" ", "").split(",") if a]
+        if len(args) > 1:
+            continue
+        out.append(f"{name}(n)" if args else signature)
+        if out[-1] == "Z(n)":
+            out.append("Z(n)*Z(n)")
+    return out + [CUSTOM]
+
+
+GROUP_CHOICES = _group_choices()
 
 
 class BasisExplorer(SidebarPane, pn.viewable.Viewer):
