@@ -5,7 +5,9 @@
 * ``gated``, ``GatedNonlinearity`` -- gated nonlinearities (``lab.nn.gated``);
 * ``uniform_rep`` -- the thesis's channel allocation (``lab.nn.channels``);
 * ``EMLP``, ``EMLPBlock``, ``MLP`` -- the networks (``lab.nn.models``);
-* ``equivariance_error`` -- the EMLP test suite's metric for sampled elements (``lab.nn.check``).
+* ``equivariance_error`` -- the EMLP test suite's metric for sampled elements (``lab.nn.check``);
+* ``RPPLinear``, ``RPPGatedNonlinearity``, ``RPPEMLP``, ``Prior``, ``WeightDecay``, ``PRIORS`` -- residual pathway
+  priors (thesis chapter 3): an equivariant plus a free pathway per layer, a Gaussian prior on each (``lab.nn.rpp``).
 
 Reps are ``lab.reps`` values or text (``"5*Scalar+5*V"``), bound to the group given.  A science package: torch
 modules, no UI.
@@ -17,6 +19,9 @@ from .gated import GatedNonlinearity, gate_indices, gated
 from .linear import EquivariantLinear
 from .models import EMLP, MLP, EMLPBlock
 from .objects import ObjectType, RepObjects
+from .rpp import PRIORS, Prior, PriorError, RPPEMLP, RPPEMLPBlock, RPPGatedNonlinearity, RPPLinear, WeightDecay
 
 __all__ = ["EquivariantLinear", "BiLinear", "GatedNonlinearity", "gated", "gate_indices", "uniform_rep", "EMLP",
-           "EMLPBlock", "MLP", "equivariance_error", "scale_adjusted_rel_error", "RepObjects", "ObjectType"]
+           "EMLPBlock", "MLP", "equivariance_error", "scale_adjusted_rel_error", "RepObjects", "ObjectType",
+           "RPPLinear", "RPPGatedNonlinearity", "RPPEMLPBlock", "RPPEMLP", "Prior", "WeightDecay", "PRIORS",
+           "PriorError"]
