@@ -1,7 +1,7 @@
 """Benchmark: an EMLP training step against a plain MLP of the same width, and against the EMLP library (issue 27).
 
     python bench/emlp.py [--emlp /path/to/emlp-venv/bin/python] [--repeats 7] [--batch 500] [--channels 384]
-                         [--layers 3] [--device cpu|cuda] [--breakdown] [--out bench/results/emlp.json]
+                         [--layers 3] [--device cpu|cuda] [--breakdown] [--cuda-graph] [--out bench/results/emlp.json]
 
 At the thesis's size (3 layers, 384 channels, batch 500; appendix A.1.9) for O(5) ``2*V -> Scalar`` and O(3)
 inertia ``5*Scalar+5*V -> T(2)``: the seconds of one Adam step (forward, backward, update) of ``lab.nn.EMLP`` and of
@@ -10,6 +10,8 @@ after warm-up steps; the build time of the EMLP with a warm basis cache (the dis
 the in-process one emptied); and, with ``--emlp``, the same step of the EMLP library (objax, its ``EMLP`` and
 ``Adam``, the step jitted; the compile is not timed) in its own venv (jax/jaxlib 0.4.30, numpy<2, optax 0.2.3,
 chex 0.1.86, objax, six; ``TQDM_DISABLE=1``).  Targets: the EMLP step within 2x of the MLP's; a build under 1 s.
+``--cuda-graph`` (CUDA only) adds both steps recorded as CUDA graphs and replayed (``lab.nn.GraphedStep``): on a GPU
+the eager EMLP step is bound by kernel launches, which a replay removes.
 """
 from __future__ import annotations
 
@@ -131,7 +133,32 @@ def lab_case(group_text, rep_in, rep_out, args) -> dict:
            "ok": e / m <= STEP_TARGET and build < BUILD_TARGET}
     if args.breakdown:
         row["breakdown_ms"] = _breakdown(emlp, mlp, x, y, args.repeats * args.rounds)
+    if args.cuda_graph:  # both networks' steps recorded as CUDA graphs (lab.nn.GraphedStep), interleaved
+        from lab.nn import GraphedStep
+
+        steps = {k: GraphedStep(net, x, y) for k, net in (("emlp", emlp), ("mlp", mlp))}
+        times = {k: [] for k in steps}
+        for _ in range(args.rounds):
+            for k, step in steps.items():
+                times[k] += _replay_seconds(step, x, y, args.repeats)
+        ge, gm = statistics.median(times["emlp"]), statistics.median(times["mlp"])
+        row.update(emlp_graph_step_s=ge, mlp_graph_step_s=gm, graph_ratio=ge / gm, graph_vs_eager_mlp=ge / m)
     return row
+
+
+def _replay_seconds(step, x, y, repeats: int, warmup: int = 3) -> list[float]:
+    import torch
+
+    for _ in range(warmup):
+        step(x, y)
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        step(x, y)
+        torch.cuda.synchronize()
+        out.append(time.perf_counter() - t)
+    return out
 
 
 EMLP_SCRIPT = textwrap.dedent("""
@@ -204,9 +231,14 @@ def main(argv=None) -> int:
     ap.add_argument("--breakdown", action="store_true",
                     help="also time each kind of module (forward + backward, summed over the blocks), the Adam "
                          "update, and the forward + backward of both networks at batch 1")
+    ap.add_argument("--cuda-graph", action="store_true",
+                    help="also time both steps recorded as CUDA graphs and replayed (lab.nn.GraphedStep; CUDA only)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "emlp.json"))
     args = ap.parse_args(argv)
     import torch
+
+    if args.cuda_graph and not str(args.device).startswith("cuda"):
+        ap.error("--cuda-graph needs --device cuda")
 
     rows = []
     print(f"one Adam step, batch {args.batch}, {args.layers} layers x {args.channels} channels, {args.device}, "
@@ -225,6 +257,10 @@ def main(argv=None) -> int:
         rows.append(row)
         print(f"{name:<28} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
               f"{row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}", flush=True)
+        if "emlp_graph_step_s" in row:
+            print(f"    CUDA graphs: EMLP {1e3 * row['emlp_graph_step_s']:.2f} ms, MLP {1e3 * row['mlp_graph_step_s']:.2f} "
+                  f"ms, ratio {row['graph_ratio']:.2f}; the graphed EMLP step is {row['graph_vs_eager_mlp']:.2f}x the "
+                  "eager MLP step", flush=True)
         if "breakdown_ms" in row:
             print("    ms, forward + backward: " + ", ".join(f"{k} {v:.2f}" for k, v in row["breakdown_ms"].items()),
                   flush=True)

@@ -6,6 +6,8 @@
 * ``uniform_rep`` -- the thesis's channel allocation (``lab.nn.channels``);
 * ``EMLP``, ``EMLPBlock``, ``MLP`` -- the networks (``lab.nn.models``);
 * ``equivariance_error`` -- the EMLP test suite's metric for sampled elements (``lab.nn.check``);
+* ``GraphedStep`` -- a training step recorded once as a CUDA graph and replayed (``lab.nn.graphs``): on a GPU an
+  EMLP step is bound by kernel launches, and a replay is one launch;
 * ``RPPLinear``, ``RPPGatedNonlinearity``, ``RPPEMLP``, ``Prior``, ``WeightDecay``, ``PRIORS`` -- residual pathway
   priors (thesis chapter 3): an equivariant plus a free pathway per layer, a Gaussian prior on each (``lab.nn.rpp``).
 
@@ -16,6 +18,7 @@ from .bilinear import BiLinear
 from .channels import uniform_rep
 from .check import equivariance_error, scale_adjusted_rel_error
 from .gated import GatedNonlinearity, gate_indices, gated
+from .graphs import GraphedStep
 from .linear import EquivariantLinear
 from .models import EMLP, MLP, EMLPBlock
 from .objects import ObjectType, RepObjects
@@ -24,4 +27,4 @@ from .rpp import PRIORS, Prior, PriorError, RPPEMLP, RPPEMLPBlock, RPPGatedNonli
 __all__ = ["EquivariantLinear", "BiLinear", "GatedNonlinearity", "gated", "gate_indices", "uniform_rep", "EMLP",
            "EMLPBlock", "MLP", "equivariance_error", "scale_adjusted_rel_error", "RepObjects", "ObjectType",
            "RPPLinear", "RPPGatedNonlinearity", "RPPEMLPBlock", "RPPEMLP", "Prior", "WeightDecay", "PRIORS",
-           "PriorError"]
+           "PriorError", "GraphedStep"]
