@@ -26,7 +26,8 @@ import time
 from .errors import LabError
 
 #: sub-command -> the experiment families it runs (the first is the default of ``--task``)
-COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",)}
+COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",),
+            "rpp": ("rpp",)}
 DISPATCH = "task"
 
 

@@ -17,6 +17,7 @@ from lab.experiments.emlp import EMLPConfig
 from lab.experiments.basis import BasisConfig
 from lab.experiments.dynamics import DynamicsConfig
 from lab.experiments.msr import MSRConfig
+from lab.experiments.rpp import RPPConfig
 from lab.experiments.sharing import SharingConfig, make_task
 
 TINY = {
@@ -25,6 +26,7 @@ TINY = {
     "sharing": SharingConfig(task="conv", steps=20),
     "msr": MSRConfig(tasks=6, steps=4),
     "emlp": EMLPConfig(task="o5", sizes=("20",), channels=8, layers=1, epochs=2, test=20),
+    "rpp": RPPConfig(symmetry="exact", size=20, test=20, channels=8, layers=1, epochs=2, seeds=1),
 }
 
 

@@ -7,9 +7,9 @@ one line in ``FAMILIES``, one line in the CLI's ``COMMANDS``, one pane.
 from __future__ import annotations
 
 from .family import Family, Output, progress_record
-from . import basis, dynamics, emlp, msr, sharing
+from . import basis, dynamics, emlp, msr, rpp, sharing
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (basis.FAMILY, dynamics.FAMILY, sharing.FAMILY, msr.FAMILY,
-                                                   emlp.FAMILY)}
+                                                   emlp.FAMILY, rpp.FAMILY)}
 
 __all__ = ["FAMILIES", "Family", "Output", "progress_record"]

@@ -1,0 +1,276 @@
+"""Experiment family ``rpp``: the Residual Pathway Priors chapter's levels of symmetry (Finzi's thesis, section
+3.5.1, Figure 3.2; issue 28).
+
+MLP, EMLP and RPP-EMLP on one regime of ``lab.rpp.tasks``: the data with an *exact* symmetry the models are built
+with, an *approximate* one (the modified inertia: ``--variant thesis``, the thesis's formula as written, the
+default; ``original``, the authors' code) or a *misspecified* one (the models over SL(3), the data O(3)).  Each model
+is trained on ``--seeds`` seeds (data and weights); ``--json`` gives every seed's test MSE and equivariance error
+(under the data's declared group: O(3) for the three inertia regimes).  RPP-EMLP trains on its prior's objective
+(``--prior``: the thesis's MAP prior, variances 1e5 / 1, by default; ``runner-inertia``, ``runner-pendulum``: the
+authors' runners' weight decays), ``--prior-free`` / ``--prior-equivariant`` override a pathway's prior variance
+(``lab.rpp.train``).  ``--scale paper`` is the thesis's training (A.2.3.1: 1000 train and 1000 test points, 500
+epochs of batch 500, 3 x 384 channels, 10 seeds); the default ``small`` runs 3 models x 3 seeds in about a minute on
+a 2-core CPU (``SMALL`` in ``lab.rpp.train``).  The pendulum task is not there yet (issue 28's next increment).
+
+>>> from lab.experiments.rpp import RPPConfig, FAMILY
+>>> cfg = RPPConfig(symmetry="exact", size=20, test=20, channels=16, layers=1, epochs=2, seeds=1)
+>>> out = FAMILY.summary(FAMILY.run(cfg))
+>>> out["task"], out["symmetry"], sorted(out["models"]), len(out["models"]["rpp"]["test_mse"])
+('inertia', 'exact', ['emlp', 'mlp', 'rpp'], 1)
+>>> out["models"]["emlp"]["equivariance_error"][0] < 1e-4 < out["models"]["mlp"]["equivariance_error"][0]
+True
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from ..config import Config, ConfigError, option
+from .family import Family, progress_record
+
+TASKS = ("inertia", "pendulum")
+SYMMETRIES = ("exact", "approximate", "misspecified")
+VARIANTS = ("thesis", "original")
+MODELS = ("mlp", "emlp", "rpp")
+PRIOR_NAMES = ("thesis", "runner-inertia", "runner-pendulum")
+SCALES = ("small", "paper")
+#: training points, test points and seeds of each scale (the thesis: 1000 / 1000, 10 trials)
+TRAIN_POINTS = {"small": 300, "paper": 1000}
+TEST_POINTS = {"small": 1000, "paper": 1000}
+SEEDS = {"small": 3, "paper": 10}
+#: progress units per optimiser step of each model: its step time over the MLP's, times 2, rounded (measured on a
+#: 2-core CPU at 384 channels, O(3) inertia, batch 100 / 500: MLP 4.3 / 11.5 ms, EMLP 24 / 51 ms, RPP-EMLP 26 / 59 ms),
+#: so that the ETA holds from the first, cheap model on
+STEP_WEIGHTS = {"mlp": 2, "emlp": 9, "rpp": 10}
+
+
+@dataclass
+class RPPConfig(Config):
+    dispatch = "task"
+
+    task: str = option("inertia", "the regression or dynamics task (pendulum: not yet)", choices=TASKS)
+    symmetry: str = option("approximate", "the level of symmetry (thesis Figure 3.2): exact (the models' group is "
+                                          "the data's), approximate (the data only nearly have it), misspecified "
+                                          "(the models' group is wrong: SL(3) for inertia)", choices=SYMMETRIES)
+    variant: str = option("thesis", "approximate inertia: the modified inertia as the thesis writes it "
+                                    "(I + 0.3 I^2 zz^T I) or as the authors' code computes it (I + 0.3 (I z) z^T)",
+                          choices=VARIANTS)
+    models: tuple[str, ...] = option(MODELS, "comma list of mlp, emlp, rpp", choices=MODELS)
+    prior: str = option("thesis", "RPP-EMLP's objective: thesis (MAP, summed NLL + Gaussian priors 1e5 / 1) or "
+                                  "the authors' runners' weight decays on a mean loss", choices=PRIOR_NAMES)
+    prior_free: float | None = option(None, "the free pathway's prior variance (default: the prior's; 0: no free "
+                                            "pathway)", low=0)
+    prior_equivariant: float | None = option(None, "the equivariant pathway's prior variance (default: the "
+                                                   "prior's; 0: no equivariant pathway)", low=0)
+    scale: str = option("small", "small: fast defaults; paper: the thesis's training (appendix A.2.3.1)",
+                        choices=SCALES)
+    seeds: int | None = option(None, "seeds per model (default: small 3, paper 10, the thesis's trials)", low=1,
+                               high=100)
+    seed: int = option(0, "first seed (data and weights)", low=0)
+    size: int | None = option(None, "training points (default: small 300, paper 1000)", low=2, high=10_000_000)
+    test: int | None = option(None, "test points (default 1000)", low=1, high=10_000_000)
+    epochs: int | None = option(None, "epochs (default: small 100, paper 500)", low=1, high=1_000_000)
+    channels: int | None = option(None, "hidden channels (default 384, the thesis's)", low=1, high=8192)
+    layers: int | None = option(None, "hidden layers (default 3)", low=1, high=64)
+    batch: int | None = option(None, "batch size (default: small 100, paper 500)", low=1, high=1_000_000)
+    lr: float = option(3e-3, "Adam learning rate", low=0, positive=True)
+    device: str = option("auto", "auto (CUDA when present), cpu or cuda")
+
+    def check(self) -> None:
+        from ..device import check_device_name
+        from ..rpp.train import objective
+
+        self.device = check_device_name(self.device)
+        if self.task == "pendulum":
+            raise ConfigError("lab rpp --task pendulum is not there yet (issue 28's next increment): use --task "
+                              "inertia")
+        if self.variant != "thesis" and self.symmetry != "approximate":
+            raise ConfigError(f"variant applies to --symmetry approximate only, not to {self.symmetry} (leave it "
+                              f"out)")
+        if "rpp" in self.models:
+            objective(self.prior, self.prior_equivariant, self.prior_free)  # both 0: a LabError before any work
+        elif (self.prior, self.prior_free, self.prior_equivariant) != ("thesis", None, None):
+            raise ConfigError("prior, prior_free and prior_equivariant apply to the rpp model only (add it to "
+                              "--models or leave them out)")
+        self.regime().data.check(self.train_points + self.test_points)  # the data's bytes, refused before work
+
+    # ------------------------------------------------------------------ what the settings mean
+    def regime(self):
+        """The ``lab.rpp.tasks.Regime`` these settings train on."""
+        from ..rpp import regime
+
+        approximate_inertia = (self.task, self.symmetry) == ("inertia", "approximate")
+        return regime(self.task, self.symmetry, variant=self.variant if approximate_inertia else None)
+
+    @property
+    def train_points(self) -> int:
+        return self.size if self.size is not None else TRAIN_POINTS[self.scale]
+
+    @property
+    def test_points(self) -> int:
+        return self.test if self.test is not None else TEST_POINTS[self.scale]
+
+    @property
+    def seed_count(self) -> int:
+        return self.seeds if self.seeds is not None else SEEDS[self.scale]
+
+    def schedule(self):
+        from ..rpp.train import PAPER, SMALL
+
+        base = PAPER if self.scale == "paper" else SMALL
+        over = {k: v for k, v in (("channels", self.channels), ("layers", self.layers), ("batch", self.batch),
+                                  ("max_epochs", self.epochs)) if v is not None}
+        return replace(base, lr=self.lr, **over)
+
+    def total_steps(self) -> int:
+        """Optimiser steps of the whole run, exact."""
+        return len(self.models) * self.seed_count * self.schedule().steps(self.train_points)
+
+    def total_work(self) -> int:
+        """Progress units of the whole run: every model's steps times its ``STEP_WEIGHTS``."""
+        steps = self.schedule().steps(self.train_points)
+        return self.seed_count * steps * sum(STEP_WEIGHTS[m] for m in self.models)
+
+    def data_bytes(self) -> int:
+        """Bytes the data of one seed take to make (``RegressionTask.cost``)."""
+        return self.regime().data.cost(self.train_points + self.test_points)
+
+
+@dataclass
+class RPPResult:
+    config: RPPConfig
+    regime: str  # e.g. inertia-approximate
+    group: str  # the EMLP's and RPP-EMLP's group
+    data_group: str  # the group every equivariance error is measured under (the data's declared one)
+    target_symmetry_error: float  # of the targets alone under the models' group (lab.rpp.tasks)
+    rows: list = field(default_factory=list)  # one per (model, seed): numbers and curve
+    status: str = "finished"
+
+
+def run(config: RPPConfig, progress=None, control=None) -> RPPResult:
+    """Train every model on every seed; records stream to ``progress`` (``started``, ``progress``, ``epoch``,
+    ``result``)."""
+    from ..control import Stopped, checkpoint
+    from ..device import pick_device
+    from ..rpp import target_symmetry_error
+    from ..rpp.train import train_model
+
+    config = config.validate()
+    emit = progress or (lambda record: None)
+    reg = config.regime()
+    task = reg.data
+    device = pick_device(config.device)
+    schedule = config.schedule()
+    n, seeds = config.train_points, config.seed_count
+    steps = schedule.steps(n)
+    total, done = config.total_work(), 0
+    result = RPPResult(config, reg.name, reg.group, task.group, float("nan"))
+    emit({"kind": "started", "task": config.task, "symmetry": config.symmetry, "regime": reg.name,
+          "group": reg.group, "data_group": task.group, "models": list(config.models), "seeds": seeds,
+          "size": n, "device": str(device), "total_steps": config.total_steps(), "data_bytes": config.data_bytes()})
+    emit(progress_record(0, total, "measuring the targets' symmetry"))
+    t0 = time.monotonic()
+    try:
+        checkpoint(control)
+        result.target_symmetry_error = target_symmetry_error(reg, n=256, seed=config.seed)
+        for s in range(seeds):
+            seed = config.seed + s
+            checkpoint(control)
+            Xtr, Ytr = task.make(n, seed=2 * seed)
+            Xte, Yte = task.make(config.test_points, seed=2 * seed + 1)
+            for model in config.models:
+                w = STEP_WEIGHTS[model]
+
+                def relay(row, base=done, model=model, seed=seed, w=w):
+                    emit(row | {"seed": seed})
+                    emit(progress_record(base + w * round(row["epoch"] / row["epochs"] * steps), total,
+                                         f"{model} (seed {seed}): epoch {row['epoch']}/{row['epochs']}"))
+
+                out = train_model(model, reg, (Xtr, Ytr, Xte, Yte), schedule, seed=seed, device=device,
+                                  progress=relay, control=control, record_every=max(1, schedule.epochs(n) // 20),
+                                  prior=config.prior, prior_equivariant=config.prior_equivariant,
+                                  prior_free=config.prior_free)
+                out.pop("net")
+                done += w * steps
+                row = {k: v for k, v in out.items() if k != "curve"} | {"seed": seed}
+                result.rows.append(row | {"curve": out["curve"]})
+                emit({"kind": "result", **row})
+    except Stopped:
+        result.status = "stopped"
+    emit(progress_record(done, total, f"{result.status} in {time.monotonic() - t0:.0f} s"))
+    return result
+
+
+def summary(result: RPPResult) -> dict:
+    """``{"task", "symmetry", "models": {name: {"test_mse": [one per seed], "equivariance_error": [one per seed],
+    "train_mse": [...]}}}`` (the ``lab rpp --json`` object; RPP-EMLP also ``free_fraction``, the mean
+    ``|W_free| / |W|`` of its linear layers, per seed), plus ``regime``, ``variant`` (approximate inertia, else
+    None), ``group`` (the models'), ``data_group`` (the equivariance errors' group), ``target_symmetry_error`` (of
+    the targets alone under the models' group), ``prior``, ``scale``, ``size``, ``seeds``, ``status``."""
+    cfg = result.config
+    models = {}
+    for m in cfg.models:
+        rows = sorted((r for r in result.rows if r["model"] == m), key=lambda r: r["seed"])
+        models[m] = {k: [r[k] for r in rows] for k in ("test_mse", "equivariance_error", "train_mse")}
+        if m == "rpp":
+            models[m]["free_fraction"] = [r["free_fraction"] for r in rows]
+    tse = result.target_symmetry_error
+    return {"task": cfg.task, "symmetry": cfg.symmetry, "regime": result.regime,
+            "variant": cfg.variant if cfg.symmetry == "approximate" else None, "group": result.group,
+            "data_group": result.data_group, "target_symmetry_error": None if tse != tse else tse,
+            "prior": cfg.prior, "prior_free": cfg.prior_free, "prior_equivariant": cfg.prior_equivariant,
+            "scale": cfg.scale, "size": cfg.train_points, "seeds": cfg.seed_count, "seed_list":
+            sorted({r["seed"] for r in result.rows}), "status": result.status, "models": models}
+
+
+def text(result: RPPResult) -> str:
+    s = summary(result)
+    variant = f" ({s['variant']} variant)" if s["variant"] else ""
+    tse = s["target_symmetry_error"]
+    lines = [f"{s['regime']}{variant}: models over {s['group']}, data symmetric under {s['data_group']} "
+             f"(targets' error under {s['group']}: {tse:.2g})" if tse is not None else
+             f"{s['regime']}{variant}: models over {s['group']}",
+             f"{s['size']} training points; test MSE per seed, equivariance error under {s['data_group']} "
+             f"(worst over seeds); {s['status']}",
+             f"{'model':<7}{'mean':>12}" + "".join(f"{'seed ' + str(k):>12}" for k in s["seed_list"])
+             + f"{'equiv. err':>12}"]
+    for m, v in s["models"].items():
+        vals = v["test_mse"]
+        mean = sum(vals) / len(vals) if vals else None
+        worst = max(v["equivariance_error"]) if v["equivariance_error"] else None
+        cells = [mean, *vals, worst]
+        lines.append(f"{m:<7}" + "".join(f"{x:>12.3g}" if x is not None else f"{'-':>12}" for x in cells))
+    if s["models"].get("rpp", {}).get("free_fraction"):
+        ff = s["models"]["rpp"]["free_fraction"]
+        lines.append(f"rpp free fraction |W_free|/|W| (prior {s['prior']}): " + ", ".join(f"{x:.3g}" for x in ff))
+    return "\n".join(lines)
+
+
+def save(result: RPPResult, directory=None):
+    from ..rpp.store import save_rpp
+
+    curves = [c | {"seed": r["seed"]} for r in result.rows for c in r["curve"]]
+    rows = [{k: v for k, v in r.items() if k != "curve"} for r in result.rows]
+    return save_rpp(result.config.to_dict(), rows, curves, summary(result), directory, result.status)
+
+
+def load(path, root=None):
+    from ..rpp.store import load_rpp
+
+    return load_rpp(path, root)
+
+
+def results_dir(directory=None):
+    from ..rpp.store import rpp_dir
+
+    return rpp_dir(directory)
+
+
+FAMILY = Family(
+    name="rpp", title="Residual pathway priors", config=RPPConfig, run=run, summary=summary, text=text,
+    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    help="MLP, EMLP and RPP-EMLP where the symmetry is exact, approximate or misspecified (thesis ch. 3)",
+    description="Finzi's thesis, chapter 3 (Figure 3.2): residual pathway priors. MLP, EMLP and RPP-EMLP (an "
+                "EMLP with a free pathway in every layer and a prior favouring the equivariant one) on data whose "
+                "symmetry is exact, approximate or misspecified; each seed's test MSE and equivariance error. "
+                "--scale paper is the thesis's training (10 seeds).")
