@@ -39,3 +39,25 @@ def test_replays_train_as_the_eager_steps_do():
     assert any(not torch.allclose(p, q) for p, q in zip(model.parameters(), initial.parameters()))  # it trained
     with pytest.raises(LabError, match="recorded for batches"):
         step(torch.zeros(8, 10, device="cuda"), torch.zeros(8, 1, device="cuda"))
+
+
+@cuda
+def test_train_one_with_graphs_takes_the_eager_steps():
+    """``lab.emlp.train.train_one`` on CUDA: with graphs (the default) and without, the same steps in the same
+    order, so the same curve and the same final errors (float32 rounding apart).  60 points in batches of 25:
+    two full batches replay the graph, the last one of 10 stays eager."""
+    from dataclasses import replace
+
+    from lab.emlp import get_task
+    from lab.emlp.train import SMALL, train_one
+
+    task = get_task("inertia")
+    X, Y = task.make(60, seed=0)
+    Xt, Yt = task.make(50, seed=1)
+    schedule = replace(SMALL, channels=64, layers=2, batch=25, epoch_budget=10**9, max_epochs=8)
+    group = task.symmetry_group()
+    runs = [train_one("emlp", task, group, (X, Y, Xt, Yt), schedule, device="cuda", cuda_graph=g) for g in (True, False)]
+    graphed, eager = ([r["train_mse"] for r in run["curve"]] for run in runs)
+    assert len(graphed) == len(eager) == 8 and graphed[-1] < graphed[0]
+    assert max(abs(a - b) / b for a, b in zip(graphed, eager)) < 1e-3
+    assert abs(runs[0]["test_mse"] - runs[1]["test_mse"]) / runs[1]["test_mse"] < 1e-3

@@ -80,13 +80,30 @@ def _rms(a: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(a)))) or 1.0
 
 
+#: eager steps before a run's full batches are recorded as a CUDA graph (allocations and lazy inits happen in them)
+GRAPH_WARMUP = 3
+
+
+def _eager_step(net, opt, xb, yb) -> None:
+    """One Adam step on the batch.  A function, so that no reference to the step's autograd graph (its loss)
+    outlives it: a CUDA graph recorded later must create its own gradient-accumulation nodes on its stream."""
+    opt.zero_grad(set_to_none=True)
+    (net(xb) - yb).abs().pow(2).mean().backward()
+    opt.step()
+
+
 def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, device="cpu", progress=None,
-              control=None, record_every: int = 1, label: str = "", symmetry=None) -> dict:
+              control=None, record_every: int = 1, label: str = "", symmetry=None, cuda_graph: bool = True) -> dict:
     """Train ``model`` on ``data`` = (X_train, Y_train, X_test, Y_test); returns its curves and final numbers:
     ``train_mse``/``test_mse`` (task units), ``equivariance_error`` (``lab.nn.check``, on test inputs, under
     ``symmetry``: the data's group, default ``group``), ``seconds``.  ``group``: the EMLP's group (for the MLPs:
     the group whose reps give the sizes and, for MLP-Aug, the augmentation).  ``progress`` gets
-    ``{"kind": "epoch", ...}`` records every ``record_every`` epochs."""
+    ``{"kind": "epoch", ...}`` records every ``record_every`` epochs.
+
+    ``cuda_graph`` (CUDA only): after ``GRAPH_WARMUP`` eager steps, the steps on full batches replay one recorded
+    CUDA graph (``lab.nn.GraphedStep``: on a GPU an eager EMLP step is bound by kernel launches); a last, shorter
+    batch stays eager.  The same steps in the same order on the same batches: the optimiser is the same Adam, built
+    ``capturable`` (its step count kept on the GPU)."""
     Xtr, Ytr, Xte, Yte = data
     sx, sy = _rms(Xtr), _rms(Ytr)
     torch.manual_seed(seed)
@@ -97,7 +114,9 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
     ytr = torch.as_tensor(Ytr / sy, dtype=torch.float32, device=dev)
     xte = torch.as_tensor(Xte / sx, dtype=torch.float32, device=dev)
     aug = Augmenter(rep_in, rep_out, group, seed, dev) if model == "mlp-aug" else None
-    opt = torch.optim.Adam(net.parameters(), lr=schedule.lr)
+    use_graph = bool(cuda_graph) and dev.type == "cuda"
+    opt = torch.optim.Adam(net.parameters(), lr=schedule.lr, capturable=use_graph)
+    graphed, taken = None, 0
     n = len(xtr)
     batch = min(schedule.batch, n)
     epochs = schedule.epochs(n)
@@ -119,10 +138,15 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
             xb, yb = xtr[idx], ytr[idx]
             if aug is not None:
                 xb, yb = aug(xb, yb)
-            opt.zero_grad(set_to_none=True)
-            loss = (net(xb) - yb).abs().pow(2).mean()
-            loss.backward()
-            opt.step()
+            if use_graph and len(xb) == batch and taken >= GRAPH_WARMUP:
+                if graphed is None:
+                    from ..nn.graphs import GraphedStep
+
+                    graphed = GraphedStep(net, xb, yb, optimizer=opt, warmup=0)
+                graphed(xb, yb)
+            else:
+                _eager_step(net, opt, xb, yb)
+            taken += 1
         if epoch % record_every == 0 or epoch == epochs:
             tr, te = evaluate()
             row = {"kind": "epoch", "model": label or model, "size": n, "epoch": epoch, "epochs": epochs,

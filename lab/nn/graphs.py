@@ -39,7 +39,10 @@ class GraphedStep:
 
     ``x``, ``y``: an example batch (its shapes and dtypes are fixed from here on); ``loss``: ``f(model(x), y)``
     (default ``mse``); ``optimizer``: a ``capturable`` one (default ``Adam(lr, capturable=True)``); ``warmup``:
-    eager steps on a side stream before the capture (they train the model too, as PyTorch's recipe does)."""
+    eager steps on ``(x, y)`` on a side stream before the capture (they train the model too, as PyTorch's recipe
+    does).  ``warmup=0``: the caller has already taken eager steps of this model and optimiser (a training loop
+    that keeps its exact sequence of steps, ``lab.emlp.train``); nothing runs before the capture, and recording
+    runs nothing either: the first replay is the step on ``(x, y)``."""
 
     def __init__(self, model, x: torch.Tensor, y: torch.Tensor, loss=mse, optimizer=None, lr: float = 3e-3,
                  warmup: int = 3):
@@ -57,7 +60,7 @@ class GraphedStep:
         side = torch.cuda.Stream(device=x.device)
         side.wait_stream(torch.cuda.current_stream(x.device))
         with torch.cuda.stream(side):
-            for _ in range(max(1, warmup)):  # allocations and lazy inits happen here, not in the capture
+            for _ in range(max(0, warmup)):  # allocations and lazy inits happen here, not in the capture
                 self._eager()
         torch.cuda.current_stream(x.device).wait_stream(side)
         self.graph = torch.cuda.CUDAGraph()
