@@ -1,6 +1,7 @@
 """The Residual Pathway Priors chapter's science (thesis ch. 3): for now its data, the three symmetry regimes of
-Figure 3.2 (``lab.rpp.tasks``: exact, approximate and misspecified, on the inertia and the double pendulum).  The
-models, RPP-EMLP, live in ``lab.nn.rpp``.
+Figure 3.2 (``lab.rpp.tasks``: exact, approximate and misspecified, on the inertia and the double pendulum), and
+training MLP, EMLP and RPP-EMLP on them (``lab.rpp.train``; the experiment family ``lab rpp`` is
+``lab.experiments.rpp``).  The models, RPP-EMLP, live in ``lab.nn.rpp``.
 
 >>> [r.name for r in REGIMES.values()]  # doctest: +NORMALIZE_WHITESPACE
 ['inertia-exact', 'inertia-approximate', 'inertia-misspecified', 'pendulum-exact', 'pendulum-approximate',
@@ -9,7 +10,9 @@ models, RPP-EMLP, live in ``lab.nn.rpp``.
 from .tasks import (EPS, MEASURES, MODIFIED_INERTIA, MODIFIED_INERTIA_ORIGINAL, REGIMES, SYMMETRIES, TASKS, VARIANTS,
                     W0, WINDY_PENDULUM, Regime, RegimeError, modified_inertia, modified_inertia_target, regime,
                     target_symmetry_error, target_symmetry_errors, windy_pendulum)
+from .train import MODELS, PRIOR_NAMES, RPPTrainError, objective, train_model, train_rpp
 
 __all__ = ["TASKS", "SYMMETRIES", "VARIANTS", "MEASURES", "REGIMES", "Regime", "RegimeError", "regime",
            "MODIFIED_INERTIA", "MODIFIED_INERTIA_ORIGINAL", "modified_inertia", "modified_inertia_target",
-           "WINDY_PENDULUM", "windy_pendulum", "EPS", "W0", "target_symmetry_error", "target_symmetry_errors"]
+           "WINDY_PENDULUM", "windy_pendulum", "EPS", "W0", "target_symmetry_error", "target_symmetry_errors",
+           "MODELS", "PRIOR_NAMES", "RPPTrainError", "objective", "train_model", "train_rpp"]

@@ -43,8 +43,8 @@ PRIOR_NAMES = tuple(PRIORS)
 
 #: the thesis's training (A.2.3.1): 1000 training points, 500 epochs (batch 500: 1000 steps), 3 x 384 channels
 PAPER = Schedule(lr=3e-3, batch=500, channels=384, layers=3, epoch_budget=10**12, max_epochs=500)
-#: the fast defaults (measured on a 2-core CPU: see ``lab.experiments.rpp``): 300 training points, 100 epochs
-SMALL = Schedule(lr=3e-3, batch=100, channels=384, layers=3, epoch_budget=10**12, max_epochs=100)
+#: the fast defaults (``lab.experiments.rpp``: 1000 training points, as the thesis): 80 epochs of batch 500, 160 steps
+SMALL = Schedule(lr=3e-3, batch=500, channels=384, layers=3, epoch_budget=10**12, max_epochs=80)
 
 
 class RPPTrainError(LabError, ValueError):
