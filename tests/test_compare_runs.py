@@ -83,7 +83,7 @@ def test_loading_a_dynamics_run_restores_every_control(dyn_runs):
     pane = TrainingDynamics(results=str(root), experiment="perm", seed=0, runs=5)
     assert pane.load(paths[0])
     widgets = _bound(pane, [o.name for o in DynamicsConfig.declarations() if o.ui])
-    assert len(widgets) == 13  # every control of a config field, the hidden custom ones included
+    assert len(widgets) == 15  # every control of a config field, the hidden custom ones included
     for name, w in widgets.items():
         assert _same(w.value, saved[name]), (name, w.value, saved[name])
         assert not w.disabled, name  # all recorded: none held

@@ -1,4 +1,4 @@
-"""Dashboard pane "Training dynamics": train Nom / Aug / Equi (/ Aug + penalty) live and watch drift from E.
+"""Dashboard pane "Training dynamics": train Nom / Aug / Equi (/ Aug + penalty / RPP) live and watch drift from E.
 
 Start runs the ``dynamics`` experiment family (``lab.experiments.dynamics``) as a ``lab.jobs.Job`` through a
 ``JobRunner``: by default in a worker process, so training never competes with drawing for the server's GIL
@@ -124,6 +124,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                    pn.widgets.IntInput.from_param(p.aug_passes, label="Aug passes L", width=135)),
             pn.Row(pn.widgets.FloatInput.from_param(p.gamma, label="γ (penalty)", width=135),
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=135)),
+            pn.Row(pn.widgets.FloatInput.from_param(p.rpp_prior_eq, label="RPP σ²_eq", width=135),
+                   pn.widgets.FloatInput.from_param(p.rpp_prior_free, label="RPP σ²_free", width=135)),
             pn.widgets.Checkbox.from_param(p.exact_orbit, label="Exact orbit averaging"),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
                    "Run in"),

@@ -5,6 +5,7 @@ its field declarations hold every default, bound and choice list.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..config import Config, ConfigError, option
@@ -12,7 +13,7 @@ from .paper import INITS, setting
 
 EXPERIMENTS = ("perm", "trans", "rot", "custom")
 SCALES = ("demo", "small", "paper")
-STRATEGIES = ("nom", "aug", "equi", "aug_penalty")
+STRATEGIES = ("nom", "aug", "equi", "aug_penalty", "rpp")
 DTYPES = ("float32", "float64")
 #: how Aug draws its group elements: uniformly (the paper's text) or as the authors' code does
 #: (``lab.dynamics.action.reference_distribution``)
@@ -33,7 +34,7 @@ class DynamicsConfig(Config):
     runs: int | None = option(None, "independent runs, batched into one computation (default: 5, paper 30)",
                               low=1, high=10_000)
     steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)
-    strategies: tuple[str, ...] = option(("nom", "aug", "equi"), "comma list of nom, aug, equi, aug_penalty",
+    strategies: tuple[str, ...] = option(("nom", "aug", "equi"), "comma list of nom, aug, equi, aug_penalty, rpp",
                                          choices=STRATEGIES, label="strategy")
     lr: float | None = option(None, "learning rate (default: the experiment's)", low=0, positive=True,
                               label="the learning rate")
@@ -45,6 +46,11 @@ class DynamicsConfig(Config):
                         "authors' code: randint(0, n) per cyclic generator, whose both ends are the identity; on the "
                         "Rot experiment's flattened images identity 2/5, half-turn 3/5)", choices=DRAWS, ui=False)
     gamma: float = option(1.0, "penalty weight of aug_penalty", low=0)
+    rpp_prior_eq: float = option(1e5, "rpp: prior variance of the equivariant pathway (thesis section 3.5.1: 1e5); "
+                                 "its MAP penalty |A_eq|^2 / (2 variance N) on the trainer's mean loss",
+                                 low=0, positive=True, label="the equivariant prior variance")
+    rpp_prior_free: float = option(1.0, "rpp: prior variance of the free pathway (thesis: 1); smaller keeps RPP "
+                                   "nearer E (-> 0: Equi)", low=0, positive=True, label="the free prior variance")
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
     group: str | None = option(None, 'custom/trans: the group, e.g. "S(6)", "C4Grid(8)"')
     rep: str | None = option(None, 'custom: the input rep, e.g. "V", "T(2)"')
@@ -84,6 +90,10 @@ class DynamicsConfig(Config):
         if "aug_penalty" in self.strategies and self.gamma * self.lr >= 1:
             raise ConfigError(f"gamma x lr = {self.gamma * self.lr:g} >= 1 makes the penalty step unstable (it "
                               f"multiplies the part outside E by 1 - 2 gamma lr); choose gamma < {1 / self.lr:g}")
+        if "rpp" in self.strategies:  # the priors' step is implicit (stable at any lr); only 1 / variance must exist
+            for key in ("rpp_prior_eq", "rpp_prior_free"):
+                if not math.isfinite(1.0 / getattr(self, key)):
+                    raise ConfigError(f"{key} {getattr(self, key):g} is too small: 1 / variance overflows")
         if self.run_ids is not None:
             self.run_ids = tuple(int(r) for r in self.run_ids)
 

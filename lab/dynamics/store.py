@@ -17,6 +17,9 @@ from .. import runstore
 
 KIND = "dynamics"
 COLUMNS = ["strategy", "run", "step", "layer", "dist_from_init", "dist_from_E", "loss", "accuracy", "diverged"]
+#: what ``save_run`` writes: ``COLUMNS`` and ``free_fraction`` (``rpp``'s ‖A_free‖/‖A‖, empty for the other strategies;
+#: not required when read), ``diverged`` kept last (a truncated last row is then caught by its check)
+WRITTEN = COLUMNS[:-1] + ["free_fraction", "diverged"]
 #: config.json's fields this code or the dashboard relies on: name -> (type, required)
 FIELDS = {"config": ("object", True), "status": ("string", True), "steps_done": ("integer", True),
           "experiment": ("object", False), "layers": ("list", False), "dim_E_over_dim_L": ("number?", False),
@@ -43,7 +46,7 @@ def save_run(trainer, directory=None, status: str = "finished", name: str | None
         "steps_per_second": trainer.steps_per_second, "device": str(trainer.device),
         "diverged_at": {s: v for s, v in trainer.diverged_at.items()}, "summary": trainer.summary(),
     }
-    files = {"metrics.csv": lambda p: pd.DataFrame(trainer.records, columns=COLUMNS).to_csv(p, index=False)}
+    files = {"metrics.csv": lambda p: pd.DataFrame(trainer.records, columns=WRITTEN).to_csv(p, index=False)}
     return runstore.write_run(results_dir(directory), name or trainer.config.experiment, KIND, meta, files)
 
 

@@ -1,4 +1,4 @@
-"""Training the same MLP four ways from the same equivariant start, R runs batched (Nordenfors et al. §5).
+"""Training the same MLP several ways from the same equivariant start, R runs batched (Nordenfors et al. §5).
 
 Strategies (full-batch gradient descent: gradients accumulated over mini-batches of the whole data set):
 
@@ -8,12 +8,24 @@ Strategies (full-batch gradient descent: gradients accumulated over mini-batches
   ``draws="reference"``), averaged; with ``exact_orbit`` one
   pass per group element instead (the infinite-augmentation limit, small finite groups only);
 * ``equi``  -- the nominal gradient projected onto E for every layer;
-* ``aug_penalty`` -- ``aug`` plus the gradient of γ‖Π_{E⊥}A‖², i.e. 2γ Π_{E⊥}A (the paper's proposed remedy).
+* ``aug_penalty`` -- ``aug`` plus the gradient of γ‖Π_{E⊥}A‖², i.e. 2γ Π_{E⊥}A (the paper's proposed remedy);
+* ``rpp``   -- residual pathway priors (Finzi's thesis, section 3.4): every parameter is A = A_eq + A_free,
+  A_eq in E, A_free unconstrained, each pathway with a Gaussian prior (variances ``rpp_prior_eq`` and
+  ``rpp_prior_free``; the thesis's 1e5 and 1).  Trained on the nominal data, unaugmented (as the thesis's RPP):
+  the loss gradient g at A, computed as ``nom``'s, is Π_E g for A_eq and g for A_free.  The thesis's MAP
+  objective is the *summed* NLL + ‖A_eq‖²/(2σ²_eq) + ‖A_free‖²/(2σ²_free); the trainer's loss is the mean over
+  the N training samples, so the priors enter divided by N: per pathway k = 1/(σ²N), penalty gradient k·θ
+  (``rpp_penalty_gradient``).  The step takes the penalty implicitly, θ ← (θ − lr·g_θ)/(1 + lr·k), i.e.
+  θ_new = θ − lr(g_θ + k·θ_new): the fixed points of gradient descent on the MAP objective, the explicit step to
+  first order in lr (at the thesis's variances lr·k is of order 1e-3 or less), and stable for every variance, so
+  σ²_free → 0 is Equi and no lr × penalty is refused.  ``params["rpp"]`` holds A = A_eq + A_free (every record
+  is computed from it), ``pathways["rpp"]`` the two parts; biases (only where E = L) have both pathways, as the
+  weights there.  Records add ``free_fraction``, ‖A_free‖/‖A‖ (NaN for strategies without pathways).
 
-All strategies start from the same A0 = Π_E(Gaussian) per run.  After every step each run records, per
-layer and in total (layers with E ≠ L, combined as the root of the sum of squares): ‖A − A0‖ and
-‖Π_{E⊥}A‖ (norms, not squares), plus the loss and accuracy of that step's gradient pass (taken at the
-weights before the update).  A run whose loss or weights stop being finite is marked diverged and frozen;
+All strategies start from the same A0 = Π_E(Gaussian) per run (``rpp``: A_eq = A0, A_free = 0).  After every
+step each run records, per layer and in total (layers with E ≠ L, combined as the root of the sum of
+squares): ‖A − A0‖ and ‖Π_{E⊥}A‖ (norms, not squares), plus the loss and accuracy of that step's gradient
+pass (taken at the weights before the update).  A run whose loss or weights stop being finite is marked diverged and frozen;
 the others go on.  Run r draws its A0 and its augmentations from its own random streams, so it follows the
 same trajectory whether it trains alone or batched with others.
 """
@@ -79,6 +91,9 @@ class Trainer:
         self.R = len(self.run_ids)
         self.A0 = self.model.init([np.random.default_rng([config.seed, r]) for r in self.run_ids], config.init)
         self.params = {s: [p.clone() for p in self.A0] for s in config.strategies}
+        #: per strategy with pathways (``rpp``): (A_eq, A_free), summing to ``params[s]``
+        self.pathways = {s: ([p.clone() for p in self.A0], [torch.zeros_like(p) for p in self.A0])
+                         for s in config.strategies if s == "rpp"}
         self.alive = {s: torch.ones(self.R, dtype=torch.bool, device=self.device) for s in config.strategies}
         self.diverged_at = {s: [None] * self.R for s in config.strategies}
         self.aug_rngs = [np.random.default_rng([config.seed, r, 7]) for r in self.run_ids]
@@ -87,6 +102,7 @@ class Trainer:
         train, test = self._split(len(X), config.test_fraction, config.seed)
         self.X, self.y = X[train], y[train]
         self.X_test, self.y_test = X[test], y[test]
+        self.N = len(self.X)  # training samples: the priors' penalty per sample is |θ|² / (2 σ² N)
         self._evaluated: tuple | None = None  # (step, {strategy: (loss, accuracy) per run}) on the test split
         N = len(self.X)
         self.batches = [slice(i, min(i + config.batch_size, N)) for i in range(0, N, config.batch_size)]
@@ -243,6 +259,26 @@ class Trainer:
             grads = [g + 2 * self.config.gamma * (p - q) for g, p, q in zip(grads, params, proj)]
         return grads, loss_sum, correct / seen
 
+    def rpp_rates(self) -> tuple[float, float]:
+        """(k_eq, k_free) = 1/(σ²_eq N), 1/(σ²_free N): the priors' penalty per training sample is k‖θ‖²/2, the
+        summed-NLL MAP objective of the thesis divided by N as the trainer's mean loss is."""
+        return 1.0 / (self.config.rpp_prior_eq * self.N), 1.0 / (self.config.rpp_prior_free * self.N)
+
+    def rpp_penalty_gradient(self, eq, free) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """The gradients of the priors' penalty k_eq‖A_eq‖²/2 + k_free‖A_free‖²/2 (``rpp_rates``): (k_eq A_eq,
+        k_free A_free)."""
+        k_eq, k_free = self.rpp_rates()
+        return [k_eq * p for p in eq], [k_free * p for p in free]
+
+    def rpp_step(self, eq, free, grads, lr: float) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """One step of both pathways from the loss gradient ``grads`` at A = A_eq + A_free: A_eq ← Π_E(A_eq −
+        lr Π_E g)/(1 + lr k_eq), A_free ← (A_free − lr g)/(1 + lr k_free) (the penalty implicit: see the module
+        docstring; the projection only removes float rounding, as Equi's)."""
+        k_eq, k_free = self.rpp_rates()
+        new_eq = [(p - lr * g) / (1 + lr * k_eq) for p, g in zip(eq, self.model.project(grads))]
+        new_free = [(p - lr * g) / (1 + lr * k_free) for p, g in zip(free, grads)]
+        return self.model.project(new_eq), new_free
+
     def _run_chunks(self) -> list[slice]:
         """Runs per forward/backward pass: as many as keep the widest activation of a mini-batch within
         ``CHUNK_ELEMENTS`` (at least one)."""
@@ -274,7 +310,13 @@ class Trainer:
             for s, (grads, loss, acc) in results.items():
                 alive = self.alive[s]
                 shape = lambda p: (-1,) + (1,) * (p.dim() - 1)  # noqa: E731
-                new = [p - lr * g for p, g in zip(self.params[s], grads)]
+                if s in self.pathways:
+                    parts = self.rpp_step(*self.pathways[s], grads, lr)
+                    self.pathways[s] = tuple([torch.where(alive.view(shape(p)), q, p) for p, q in zip(old, part)]
+                                             for old, part in zip(self.pathways[s], parts))
+                    new = [e + f for e, f in zip(*parts)]
+                else:
+                    new = [p - lr * g for p, g in zip(self.params[s], grads)]
                 if s == "equi":  # back onto E: in float32 the step's rounding would otherwise accumulate
                     new = self.model.project(new)
                 self.params[s] = [torch.where(alive.view(shape(p)), q, p) for p, q in zip(self.params[s], new)]
@@ -301,6 +343,7 @@ class Trainer:
                 eq = [i for i, e in enumerate(self.equivariant_layers) if e]
                 tot_init = torch.sqrt(sum(d_init[i] ** 2 for i in eq)) if eq else torch.zeros(self.R)
                 tot_E = torch.sqrt(sum(d_E[i] ** 2 for i in eq)) if eq else torch.zeros(self.R)
+                free = self._free_fractions(s, per_layer, eq)
                 loss, acc = losses[s] if losses else (None, None)
                 for r, run in enumerate(self.run_ids):
                     dead = self.diverged_at[s][r] is not None
@@ -309,11 +352,27 @@ class Trainer:
                               "accuracy": math.nan if acc is None or dead else float(acc[r]),
                               "diverged": dead}
                     nan = math.nan
-                    for name, di, de in [("total", tot_init, tot_E)] + list(zip(self.layer_names, d_init, d_E)):
+                    for (name, di, de), ff in zip([("total", tot_init, tot_E)] + list(zip(self.layer_names, d_init,
+                                                                                           d_E)), free):
                         new.append({**common, "layer": name, "dist_from_init": nan if dead else float(di[r]),
-                                    "dist_from_E": nan if dead else float(de[r])})
+                                    "dist_from_E": nan if dead else float(de[r]),
+                                    "free_fraction": nan if dead or ff is None else float(ff[r])})
         self.records.extend(new)
         return new
+
+    def _free_fractions(self, strategy: str, per_layer, eq: list[int]) -> list:
+        """‖A_free‖/‖A‖ per run: [total (over the layers with E ≠ L, as the distances), then per layer]; Nones
+        for a strategy without pathways."""
+        if strategy not in self.pathways:
+            return [None] * (1 + len(per_layer))
+        parts = self.model.layer_params(self.pathways[strategy][1])
+
+        def sq(ts):
+            return sum((t ** 2).flatten(1).sum(1) for t in ts)
+
+        num, den = [sq(f) for f in parts], [sq(a) for a in per_layer]
+        total = torch.sqrt(sum(num[i] for i in eq) / sum(den[i] for i in eq)) if eq else torch.zeros(self.R)
+        return [total] + [torch.sqrt(n / d) for n, d in zip(num, den)]
 
     def run(self, on_step=None, control: Control | None = None, on_batch=None) -> bool:
         """Train ``config.steps`` steps (or until stopped); ``on_step(trainer, records)`` after each step,
@@ -351,6 +410,8 @@ class Trainer:
                       "test_loss": _median(test[0], live_runs) if test else math.nan,
                       "test_accuracy": _median(test[1], live_runs) if test else math.nan,
                       "test_samples": len(self.X_test)}
+            if s in self.pathways:
+                out[s]["free_fraction"] = med("free_fraction")
             if not test:  # null in JSON for want of a test split, not because runs diverged
                 out[s]["test_loss_reason"] = out[s]["test_accuracy_reason"] = NO_TEST_REASON
         return out

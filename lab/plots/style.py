@@ -18,8 +18,8 @@ import numpy as np
 from ..sharing.partition import canonical, matching
 
 #: one colour and one legend label per training strategy of ``lab.dynamics``
-COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd"}
-LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty"}
+COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd", "rpp": "#ff7f0e"}
+LABELS = {"nom": "Nom", "aug": "Aug", "equi": "Equi", "aug_penalty": "Aug + penalty", "rpp": "RPP"}
 #: one colour and one legend label per model of the ``emlp`` family (thesis chapter 2), the same in every figure: the
 #: models keep the colours of the training strategies they are (MLP as Nom, MLP-Aug as Aug, EMLP as Equi)
 MODEL_COLOURS = {"mlp": COLOURS["nom"], "mlp-aug": COLOURS["aug"], "emlp": COLOURS["equi"]}
