@@ -3,7 +3,6 @@ stop, costs before work, and the issue's check on approximate inertia at the fas
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +161,11 @@ def test_rpp_beats_mlp_and_emlp_on_approximate_inertia_at_the_fast_settings():
     mean = {m: sum(v["test_mse"]) / len(v["test_mse"]) for m, v in out["models"].items()}
     assert out["seed_list"] == [0, 1, 2] and out["size"] == 1000
     assert mean["rpp"] < mean["mlp"] and mean["rpp"] < mean["emlp"], mean
+
+
+def test_an_emlp_with_nothing_to_train_is_named():
+    """8 channels over SL(3) hold no equivariant path to T(2): the EMLP's output is a constant, said so in words."""
+    cfg = RPPConfig(symmetry="misspecified", models=("emlp",), size=20, test=20, channels=8, layers=1, epochs=1,
+                    seeds=1)
+    with pytest.raises(LabError, match="use more channels"):
+        FAMILY.run(cfg)

@@ -36,7 +36,7 @@ from ..control import checkpoint
 from ..emlp.train import Schedule, _rms, train_one
 from ..errors import LabError
 from ..nn import equivariance_error
-from ..nn.rpp import PRIORS, Prior, RPPEMLP, WeightDecay, _variance
+from ..nn.rpp import PRIORS, Prior, RPPEMLP, _variance
 
 MODELS = ("mlp", "emlp", "rpp")
 PRIOR_NAMES = tuple(PRIORS)
@@ -48,7 +48,7 @@ SMALL = Schedule(lr=3e-3, batch=500, channels=384, layers=3, epoch_budget=10**12
 
 
 class RPPTrainError(LabError, ValueError):
-    """An unknown model or prior name."""
+    """An unknown model or prior name, or a model with nothing to train."""
 
 
 def objective(prior: str = "thesis", prior_equivariant: float | None = None, prior_free: float | None = None,
@@ -154,4 +154,12 @@ def train_model(model: str, regime, data, schedule: Schedule, seed: int = 0, dev
     if model == "rpp":
         return train_rpp(task, group, data, schedule, prior=prior, prior_equivariant=prior_equivariant,
                          prior_free=prior_free, symmetry=symmetry, **kw)
-    return train_one(model, task, group if model == "emlp" else symmetry, data, schedule, symmetry=symmetry, **kw)
+    try:
+        return train_one(model, task, group if model == "emlp" else symmetry, data, schedule, symmetry=symmetry,
+                         **kw)
+    except RuntimeError as err:  # no weight reaches the output: the loss has no gradient (autograd's words)
+        if "does not require grad" not in str(err):
+            raise
+        raise RPPTrainError(f"the {model.upper()} over {regime.group} with {schedule.channels} channels has no "
+                            f"weight that reaches its output (its hidden layers hold no {regime.group}-equivariant "
+                            f"path to {task.rep_out}): use more channels") from None
