@@ -169,3 +169,17 @@ def test_an_emlp_with_nothing_to_train_is_named():
                     seeds=1)
     with pytest.raises(LabError, match="use more channels"):
         FAMILY.run(cfg)
+
+
+def test_the_runners_weight_decay_is_a_named_prior():
+    """``--prior runner-inertia``: the authors' mean loss + decays (free 1e2: the free pathway stays tiny);
+    ``prior_free`` there is a variance too, turned into the decay of the same MAP objective."""
+    from lab.nn.rpp import WeightDecay
+    from lab.rpp import objective
+
+    cfg = RPPConfig(symmetry="approximate", variant="original", models=("rpp",), prior="runner-inertia", **TINY)
+    out = FAMILY.summary(FAMILY.run(cfg))
+    assert out["prior"] == "runner-inertia" and all(x < 0.05 for x in out["models"]["rpp"]["free_fraction"])
+    obj, variances = objective("runner-inertia", prior_free=2.0, n_data=20, d_out=9)
+    assert isinstance(obj, WeightDecay) and obj.free == pytest.approx(1 / (2 * 20 * 9 * 2.0))
+    assert variances[1] == 2.0 and obj.equivariant == 1e-3
