@@ -10,9 +10,10 @@ is trained on ``--seeds`` seeds (data and weights); ``--json`` gives every seed'
 authors' runners' weight decays), ``--prior-free`` / ``--prior-equivariant`` override a pathway's prior variance
 (``lab.rpp.train``).  ``--scale paper`` is the thesis's training (A.2.3.1: 1000 train and 1000 test points, 500
 epochs of batch 500, 3 x 384 channels, 10 seeds); the default ``small`` keeps the thesis's data, width and batch
-and trains 80 epochs (160 steps), 3 seeds: about a minute on an idle 2-core CPU (measured at 100 epochs, per seed:
-MLP 3.2 s, EMLP 9.9 s, RPP-EMLP 10.7 s; fewer points or a narrower net cost the EMLP its fit -- 500 points: RPP 3.6
-against EMLP 1.9; batch 100: RPP-EMLP diverged).  The pendulum task is not there yet (issue 28's next increment).
+and trains 80 epochs (160 steps), 3 seeds: about a minute on an idle 2-core CPU (measured: one seed 23 s, start
+included, of which MLP 2.0 s, EMLP 7.0 s, RPP-EMLP 10.5 s; two to three times that while other jobs share the CPU).
+Fewer points or smaller batches were no cheaper way there: 500 points, RPP 3.6 against EMLP 1.9; batch 100,
+RPP-EMLP diverged.  The pendulum task is not there yet (issue 28's next increment).
 
 What the fast defaults show (``tests/test_rpp_family.py`` has the numbers): on approximate inertia RPP-EMLP is *not*
 below both MLP and EMLP in the mean over seeds 0-2, with either modified inertia -- below EMLP but above the MLP on
@@ -233,11 +234,10 @@ def text(result: RPPResult) -> str:
     s = summary(result)
     variant = f" ({s['variant']} variant)" if s["variant"] else ""
     tse = s["target_symmetry_error"]
-    lines = [f"{s['regime']}{variant}: models over {s['group']}, data symmetric under {s['data_group']} "
-             f"(targets' error under {s['group']}: {tse:.2g})" if tse is not None else
-             f"{s['regime']}{variant}: models over {s['group']}",
-             f"{s['size']} training points; test MSE per seed, equivariance error under {s['data_group']} "
-             f"(worst over seeds); {s['status']}",
+    lines = [f"{s['regime']}{variant}: models over {s['group']}"
+             + (f" (the targets' own equivariance error under it: {tse:.2g})" if tse is not None else ""),
+             f"{s['size']} training points; test MSE per seed, equivariance error under the data's declared group "
+             f"{s['data_group']} (worst over seeds); {s['status']}",
              f"{'model':<7}{'mean':>12}" + "".join(f"{'seed ' + str(k):>12}" for k in s["seed_list"])
              + f"{'equiv. err':>12}"]
     for m, v in s["models"].items():
