@@ -32,6 +32,7 @@ for _net in list(MODEL_LABELS):
     MODEL_COLOURS[f"hnn-{_net}"], MODEL_COLOURS[f"node-{_net}"] = MODEL_COLOURS[_net], _LIGHT[_net]
     for _kind, _word in DYNAMICS_LABELS.items():
         MODEL_LABELS[f"{_kind}-{_net}"] = f"{_word} {MODEL_LABELS[_net]}"
+MODEL_COLOURS["rpp"], MODEL_LABELS["rpp"] = COLOURS["rpp"], "RPP-EMLP"  # lab rpp's model: the RPP strategy's orange
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
 #: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
 #: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.
