@@ -57,7 +57,7 @@ def test_one_panel_per_regime_titled_with_the_regime_and_the_targets_error():
     for title, sym in zip(titles, MSE):
         assert f"{sym} symmetry" in title
         assert f"{ERROR[sym]:.2g}" in title and GROUP[sym] in title
-    assert "original" in titles[1]
+    assert "authors' code" in titles[1] and "modified inertia" not in titles[0] + titles[2]
     assert "lower is better" in fig._suptitle.get_text() and "inertia" in fig._suptitle.get_text()
 
 

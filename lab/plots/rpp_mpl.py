@@ -25,6 +25,8 @@ ORDER = ("mlp", "emlp", "rpp")
 #: the levels of symmetry (``lab.rpp.tasks``), in the panels' words
 REGIME_TITLES = {"exact": "exact symmetry", "approximate": "approximate symmetry",
                  "misspecified": "misspecified symmetry"}
+#: approximate inertia's two modified inertias (``--variant``), in the panels' words
+VARIANT_TITLES = {"thesis": "modified inertia: the thesis's formula", "original": "modified inertia: the authors' code"}
 SEED_COLOUR = "#222222"
 
 
@@ -69,11 +71,12 @@ def _ordered(models) -> list[str]:
 
 
 def panel_title(summary: dict) -> str:
-    """The regime in words, the models' group and the targets' own equivariance error under it."""
+    """The regime in words (approximate inertia: and its variant), the models' group and the targets' own
+    equivariance error under it."""
     sym = summary.get("symmetry", "")
     title = REGIME_TITLES.get(sym, _words(sym))
-    if summary.get("variant") and summary["variant"] != "thesis":
-        title += f" ({_words(summary['variant'])})"
+    if summary.get("variant"):  # approximate inertia: which modified inertia (lab.rpp.tasks)
+        title += "\n" + VARIANT_TITLES.get(summary["variant"], _words(summary["variant"]))
     group = summary.get("group")
     tse = summary.get("target_symmetry_error")
     words = f"models over {_words(group)}" if group else ""
