@@ -46,7 +46,7 @@ def _check(summaries) -> list[dict]:
                            "(FAMILY.summary(FAMILY.run(config)))")
     for k, s in enumerate(summaries):
         if not isinstance(s, dict) or "symmetry" not in s or not isinstance(s.get("models"), dict):
-            what = f"an emlp summary (it has sizes)" if isinstance(s, dict) and "sizes" in s else \
+            what = "an emlp summary (it has sizes)" if isinstance(s, dict) and "sizes" in s else \
                 f"keys {sorted(s)[:6]}" if isinstance(s, dict) else type(s).__name__
             raise RPPPlotError(f"summary {k} is not a lab rpp summary ({what}): it needs 'symmetry' and "
                                f"'models' (FAMILY.summary of lab.experiments.rpp)")
