@@ -21,7 +21,7 @@ import math
 from .style import MODEL_COLOURS
 
 #: a model's colour (``style.MODEL_COLOURS``: MLP as Nom, MLP-Aug as Aug, EMLP as Equi) and marker
-MODEL_MARKERS = {"mlp": "s", "mlp-aug": "^", "emlp": "o"}
+MODEL_MARKERS = {"mlp": "s", "mlp-aug": "^", "emlp": "o", "rpp": "D"}
 OTHER_COLOURS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 OTHER_MARKERS = ("D", "v", "P", "X", "*", "<", ">")
 #: the chapter-2 tasks in words (titles)
