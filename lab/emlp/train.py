@@ -104,17 +104,29 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
     CUDA graph (``lab.nn.GraphedStep``: on a GPU an eager EMLP step is bound by kernel launches); a last, shorter
     batch stays eager.  The same steps in the same order on the same batches: the optimiser is the same Adam, built
     ``capturable`` (its step count kept on the GPU)."""
-    Xtr, Ytr, Xte, Yte = data
-    sx, sy = _rms(Xtr), _rms(Ytr)
     torch.manual_seed(seed)
     net = build(model, task, group, schedule, device)
-    rep_in, rep_out = net.rep_in, net.rep_out
+    dev = next(net.parameters()).device
+    aug = Augmenter(net.rep_in, net.rep_out, group, seed, dev) if model == "mlp-aug" else None
+    return fit(net, task, group, data, schedule, seed=seed, progress=progress, control=control,
+               record_every=record_every, label=label or model, symmetry=symmetry, aug=aug, cuda_graph=cuda_graph)
+
+
+def fit(net, task, group, data, schedule: Schedule, seed: int = 0, progress=None, control=None,
+        record_every: int = 1, label: str = "", symmetry=None, aug=None, cuda_graph: bool = True, step=None,
+        record=None) -> dict:
+    """Train the built ``net`` as ``train_one`` does (the rms scaling, the seed's batches, the epoch records, the
+    equivariance error under ``symmetry``) and return ``train_one``'s keys.  ``aug``: an ``Augmenter`` for each
+    batch.  ``step(net, opt, xb, yb, n)``: the model's own optimiser step (another objective, e.g. a prior's:
+    ``lab.rpp.train``; then no CUDA graph); default the MSE step.  ``record(net)``: extra keys for each epoch
+    record."""
+    Xtr, Ytr, Xte, Yte = data
+    sx, sy = _rms(Xtr), _rms(Ytr)
     dev = next(net.parameters()).device
     xtr = torch.as_tensor(Xtr / sx, dtype=torch.float32, device=dev)
     ytr = torch.as_tensor(Ytr / sy, dtype=torch.float32, device=dev)
     xte = torch.as_tensor(Xte / sx, dtype=torch.float32, device=dev)
-    aug = Augmenter(rep_in, rep_out, group, seed, dev) if model == "mlp-aug" else None
-    use_graph = bool(cuda_graph) and dev.type == "cuda"
+    use_graph = bool(cuda_graph) and dev.type == "cuda" and step is None
     opt = torch.optim.Adam(net.parameters(), lr=schedule.lr, capturable=use_graph)
     graphed, taken = None, 0
     n = len(xtr)
@@ -138,7 +150,9 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
             xb, yb = xtr[idx], ytr[idx]
             if aug is not None:
                 xb, yb = aug(xb, yb)
-            if use_graph and len(xb) == batch and taken >= GRAPH_WARMUP:
+            if step is not None:
+                step(net, opt, xb, yb, n)
+            elif use_graph and len(xb) == batch and taken >= GRAPH_WARMUP:
                 if graphed is None:
                     from ..nn.graphs import GraphedStep
 
@@ -149,8 +163,10 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
             taken += 1
         if epoch % record_every == 0 or epoch == epochs:
             tr, te = evaluate()
-            row = {"kind": "epoch", "model": label or model, "size": n, "epoch": epoch, "epochs": epochs,
+            row = {"kind": "epoch", "model": label, "size": n, "epoch": epoch, "epochs": epochs,
                    "train_mse": tr, "test_mse": te}
+            if record is not None:
+                row |= record(net)
             curve.append(row)
             if progress is not None:
                 progress(row)
@@ -158,5 +174,5 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
     symmetry = group if symmetry is None else symmetry
     s_in, s_out = task.reps(symmetry)
     err = equivariance_error(net, s_in, s_out, symmetry, n=5, x=xte[:64])
-    return {"model": label or model, "size": n, "train_mse": train_mse, "test_mse": test_mse,
+    return {"model": label, "size": n, "train_mse": train_mse, "test_mse": test_mse,
             "equivariance_error": err, "seconds": time.monotonic() - t0, "curve": curve, "net": net}

@@ -3,7 +3,7 @@
 MLP and EMLP train exactly as in chapter 2 (``lab.emlp.train.train_one``: Adam, the rms scaling of inputs and
 targets, a mean squared error; the EMLP over the regime's models' group, the MLP sized by the data's group).
 RPP-EMLP (``lab.nn.rpp.RPPEMLP``) trains on its prior's objective, on the same scaled data, batches and schedule
-(``Schedule``, ``_rms`` of ``lab.emlp.train``):
+(``lab.emlp.train.fit``: ``train_one``'s loop with the model's own step):
 
 * ``"thesis"`` (the default, ``PRIORS["thesis"]``): MAP with the *summed* Gaussian negative log-likelihood, unit
   variance in the scaled units, ``sum_i |f(x_i) - y_i|^2 / 2`` over the N training points (a batch of B stands for
@@ -26,16 +26,13 @@ their mean ``free_fraction``.  Epoch records (``{"kind": "epoch", ...}``) as ``t
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 
 import numpy as np
 import torch
 
-from ..control import checkpoint
-from ..emlp.train import Schedule, _rms, train_one
+from ..emlp.train import Schedule, fit, train_one
 from ..errors import LabError
-from ..nn import equivariance_error
 from ..nn.rpp import PRIORS, Prior, RPPEMLP, _variance
 
 MODELS = ("mlp", "emlp", "rpp")
@@ -84,58 +81,28 @@ def train_rpp(task, group, data, schedule: Schedule, prior: str = "thesis", prio
               record_every: int = 1, label: str = "rpp", symmetry=None) -> dict:
     """Train RPP-EMLP over ``group`` on ``data`` = (X_train, Y_train, X_test, Y_test) on its prior's objective (the
     module docstring); returns ``train_one``'s keys plus ``free_fractions``, ``free_fraction``, ``prior``."""
-    Xtr, Ytr, Xte, Yte = data
-    n = len(Xtr)
-    sx, sy = _rms(Xtr), _rms(Ytr)
+    n = len(data[0])
     rep_in, rep_out = task.reps(group)
     obj, (v_eq, v_free) = objective(prior, prior_equivariant, prior_free, n, rep_out.size)
     torch.manual_seed(seed)
     net = RPPEMLP(rep_in, rep_out, group, channels=schedule.channels, layers=schedule.layers,
                   prior_equivariant=v_eq, prior_free=v_free).to(device)
-    dev = next(net.parameters()).device
-    xtr = torch.as_tensor(Xtr / sx, dtype=torch.float32, device=dev)
-    ytr = torch.as_tensor(Ytr / sy, dtype=torch.float32, device=dev)
-    xte = torch.as_tensor(Xte / sx, dtype=torch.float32, device=dev)
-    opt = torch.optim.Adam(net.parameters(), lr=schedule.lr)
-    batch = min(schedule.batch, n)
-    epochs = schedule.epochs(n)
     summed = isinstance(obj, Prior)
-    gen = torch.Generator(device="cpu").manual_seed(seed)  # the batches of train_one for the same seed
-    curve = []
-    t0 = time.monotonic()
 
-    def evaluate():
-        with torch.no_grad():
-            pred = net(xte).real.cpu().numpy() * sy
-            fit = net(xtr).real.cpu().numpy() * sy
-        return float(np.mean((fit - Ytr) ** 2)), float(np.mean((pred - Yte) ** 2))
+    def step(net, opt, xb, yb, n):
+        opt.zero_grad(set_to_none=True)
+        sq = (net(xb) - yb).abs().pow(2)
+        loss = 0.5 * sq.sum() * (n / len(xb)) if summed else sq.mean()  # the data term; the prior's below
+        loss.backward()
+        obj.add_grad(net)
+        opt.step()
 
-    for epoch in range(1, epochs + 1):
-        order = torch.randperm(n, generator=gen).to(dev)
-        for i in range(0, n, batch):
-            checkpoint(control)
-            idx = order[i:i + batch]
-            xb, yb = xtr[idx], ytr[idx]
-            opt.zero_grad(set_to_none=True)
-            sq = (net(xb) - yb).abs().pow(2)
-            loss = 0.5 * sq.sum() * (n / len(idx)) if summed else sq.mean()  # the data term; the prior's below
-            loss.backward()
-            obj.add_grad(net)
-            opt.step()
-        if epoch % record_every == 0 or epoch == epochs:
-            tr, te = evaluate()
-            row = {"kind": "epoch", "model": label, "size": n, "epoch": epoch, "epochs": epochs, "train_mse": tr,
-                   "test_mse": te, "free_fraction": float(np.mean(net.free_fractions()))}
-            curve.append(row)
-            if progress is not None:
-                progress(row)
-    symmetry = group if symmetry is None else symmetry
-    s_in, s_out = task.reps(symmetry)
-    err = equivariance_error(net, s_in, s_out, symmetry, n=5, x=xte[:64])
+    # train_one's loop (the same scaling, the seed's batches, records and equivariance error) with this objective
+    out = fit(net, task, group, data, schedule, seed=seed, progress=progress, control=control,
+              record_every=record_every, label=label, symmetry=symmetry, step=step,
+              record=lambda net: {"free_fraction": float(np.mean(net.free_fractions()))})
     fractions = [float(f) for f in net.free_fractions()]
-    return {"model": label, "size": n, "train_mse": curve[-1]["train_mse"], "test_mse": curve[-1]["test_mse"],
-            "equivariance_error": err, "seconds": time.monotonic() - t0, "curve": curve, "net": net,
-            "free_fractions": fractions, "free_fraction": float(np.mean(fractions)), "prior": prior}
+    return out | {"free_fractions": fractions, "free_fraction": float(np.mean(fractions)), "prior": prior}
 
 
 def train_model(model: str, regime, data, schedule: Schedule, seed: int = 0, device="cpu", progress=None,
