@@ -98,9 +98,13 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--channels", type=int, default=384)
     ap.add_argument("--layers", type=int, default=3)
-    ap.add_argument("--device", default="cuda" if _cuda() else "cpu")
+    ap.add_argument("--device", default=None, help="cpu or cuda (default: the lab's choice, lab.device.pick_device)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "rpp.json"))
     args = ap.parse_args(argv)
+    if args.device is None:
+        from lab.device import pick_device
+
+        args.device = str(pick_device("auto"))
     import torch
 
     rows = []
@@ -121,15 +125,6 @@ def main(argv=None) -> int:
     Path(args.out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(f"saved {args.out}")
     return 0
-
-
-def _cuda() -> bool:
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except Exception:  # noqa: BLE001 - no torch: the lab cannot run anyway
-        return False
 
 
 if __name__ == "__main__":
