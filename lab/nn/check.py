@@ -5,6 +5,12 @@ permutations), Lie groups by exponentials of random Lie-algebra elements times r
 generators -- never only the generators.  The error of one element is the EMLP test suite's scale-adjusted relative
 error: rms(a - b) / max(rms(a) + rms(b), rms(rho(g) - I), 1e-7) with a = f(rho_in(g) x), b = rho_out(g) f(x);
 its tests ask < 1e-4 in float32.
+
+The thesis's own measure (RPP chapter, section 3.5.2, eq. 3.3) is per input: ``EquivErr(f, x) = RelErr(rho_out(g)
+f(x), f(rho_in(g) x))`` with ``RelErr(a, b) = |a - b| / (|a| + |b|)`` -- Euclidean norms, no ``rho(g) - I`` term,
+so it lies in [0, 1] whatever the scale (``thesis_equivariance_errors``; ``lab.rpp.posterior`` tracks it through
+training).  Kept apart from the worst-case metric above: the two answer different questions (is a layer built
+right, to float rounding; how equivariant is a learned function, on the data).
 """
 from __future__ import annotations
 
@@ -52,3 +58,21 @@ def equivariance_error(model, rep_in=None, rep_out=None, group=None, n: int = 5,
             G = torch.as_tensor(g, device=device)
             worst = max(worst, scale_adjusted_rel_error(a.to(common), b.to(common), G))
     return worst
+
+
+def rel_err(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Eq. 3.3's ``RelErr(a, b) = |a - b| / (|a| + |b|)`` row by row (norms over the last axis).  In [0, 1] by the
+    triangle inequality and free of the outputs' scale; 0 where ``a = b`` (also where both are 0)."""
+    num = torch.linalg.vector_norm(a - b, dim=-1)
+    den = torch.linalg.vector_norm(a, dim=-1) + torch.linalg.vector_norm(b, dim=-1)
+    return torch.where(den > 0, num / torch.where(den > 0, den, torch.ones_like(den)), torch.zeros_like(den))
+
+
+def thesis_equivariance_errors(model, x: torch.Tensor, rho_in: torch.Tensor, rho_out: torch.Tensor) -> torch.Tensor:
+    """``EquivErr(f, x_i)`` of thesis eq. 3.3 for every row ``x_i`` of ``x`` (m, d_in), each with its own group
+    element: ``rho_in`` (m, d_in, d_in) and ``rho_out`` (m, d_out, d_out) are the stacked ``rho(g_i)`` (built once
+    by the caller, so that a curve through training reuses the same inputs and elements).  Returns (m,)."""
+    with torch.no_grad():
+        a = torch.einsum("nij,nj->ni", rho_out, model(x))  # rho_out(g) f(x)
+        b = model(torch.einsum("nij,nj->ni", rho_in, x))  # f(rho_in(g) x)
+    return rel_err(a, b)

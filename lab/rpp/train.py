@@ -78,9 +78,11 @@ def objective(prior: str = "thesis", prior_equivariant: float | None = None, pri
 
 def train_rpp(task, group, data, schedule: Schedule, prior: str = "thesis", prior_equivariant: float | None = None,
               prior_free: float | None = None, seed: int = 0, device="cpu", progress=None, control=None,
-              record_every: int = 1, label: str = "rpp", symmetry=None) -> dict:
+              record_every: int = 1, label: str = "rpp", symmetry=None, record=None) -> dict:
     """Train RPP-EMLP over ``group`` on ``data`` = (X_train, Y_train, X_test, Y_test) on its prior's objective (the
-    module docstring); returns ``train_one``'s keys plus ``free_fractions``, ``free_fraction``, ``prior``."""
+    module docstring); returns ``train_one``'s keys plus ``free_fractions``, ``free_fraction``, ``prior``.
+    ``record(net)``: extra keys for each epoch record, beside ``free_fraction`` (``fit``'s hook; e.g. the thesis's
+    equivariance error through training, ``lab.rpp.posterior``)."""
     n = len(data[0])
     rep_in, rep_out = task.reps(group)
     obj, (v_eq, v_free) = objective(prior, prior_equivariant, prior_free, n, rep_out.size)
@@ -100,7 +102,8 @@ def train_rpp(task, group, data, schedule: Schedule, prior: str = "thesis", prio
     # train_one's loop (the same scaling, the seed's batches, records and equivariance error) with this objective
     out = fit(net, task, group, data, schedule, seed=seed, progress=progress, control=control,
               record_every=record_every, label=label, symmetry=symmetry, step=step,
-              record=lambda net: {"free_fraction": float(np.mean(net.free_fractions()))})
+              record=lambda net: {"free_fraction": float(np.mean(net.free_fractions()))}
+              | (record(net) if record is not None else {}))
     fractions = [float(f) for f in net.free_fractions()]
     return out | {"free_fractions": fractions, "free_fraction": float(np.mean(fractions)), "prior": prior}
 
