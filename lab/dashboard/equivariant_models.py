@@ -15,6 +15,11 @@ For the **pendulum** (thesis 2.7.2) each model is a Hamiltonian network and/or a
 the log shows the training loss (1 s chunks), the data-efficiency plot the 30 s rollout error against the training
 trajectories, the table adds the rollout and L_z errors, and one held-out rollout is drawn against the true one
 (the outer bob from above and from the side, and L_z along it: a conserving model keeps it flat).
+
+A switch at the top of the sidebar turns the tab to its chapter-3 mode, *Symmetry regimes* (``lab rpp``: MLP, EMLP
+and RPP-EMLP where the symmetry is exact, approximate or misspecified, thesis Figure 3.2): that view lives in
+``lab.dashboard.rpp_regimes`` (built the first time it is chosen, with its own runs directory and job); this module
+only swaps the two views' sidebars and main areas, and locks the switch while either view's job runs.
 """
 from __future__ import annotations
 
@@ -55,6 +60,10 @@ COLUMNS = {"model": "model", "size": "N", "seed": "seed", "test_mse": "test MSE"
 PENDULUM_COLUMNS = {"rollout_error": "rollout error", "momentum_error": "L_z error"}
 
 
+#: the tab's two modes: the switch's words (declared once, here)
+MODES = {"efficiency": "Data efficiency (ch. 2, lab emlp)", "regimes": "Symmetry regimes (ch. 3, lab rpp)"}
+
+
 def unit_name(model: str, size: int) -> str:
     return f"{MODEL_LABELS.get(model, model)} · N={size}"
 
@@ -67,9 +76,15 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                             doc="where training runs: a worker process (the event loop stays free to draw) or a "
                                 "thread")
 
-    def __init__(self, results: str | None = None, **params):
+    mode = param.Selector(default="efficiency", objects=list(MODES),
+                          doc="the tab's view: chapter 2's data efficiency or chapter 3's symmetry regimes")
+
+    def __init__(self, results: str | None = None, rpp_results: str | None = None, **params):
         super().__init__(**params)
         self.results = results_dir(results)
+        self.rpp_results = rpp_results
+        #: the chapter-3 view (``lab.dashboard.rpp_regimes.RPPRegimes``), built when the switch first chooses it
+        self.regimes = None
         self._rows: list[dict] = []
         self._info: dict = {}
         self._dirty = False
@@ -84,10 +99,35 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._watch_settings()
         self._watch_load()
         self._reset_plots(self._planned())
+        self.runner.lock.append(self._mode_w)
+        guard_settings(self, self._mode_w)
+        self.param.watch(guarded(self, "switching the view")(lambda e: self._show_mode()), ["mode"])
+        if self.mode != "efficiency":
+            self._show_mode()
+
+    # ------------------------------------------------------------------ the mode switch
+    def _show_mode(self) -> None:
+        """Show the chosen view's sidebar and main area (the regimes view built on its first showing)."""
+        self._built()
+        if self.mode == "regimes" and self.regimes is None:
+            from .rpp_regimes import RPPRegimes
+
+            self.regimes = RPPRegimes(results=self.rpp_results, worker=self.worker)
+            self.regimes.runner.lock.append(self._mode_w)
+        views = {"efficiency": (self._emlp_sidebar, self._emlp_main)}
+        if self.regimes is not None:
+            views["regimes"] = (self.regimes.sidebar, self.regimes.main)
+        side, main = views[self.mode]
+        self._side_body.objects = [side]
+        self._main_body.objects = [main]
 
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
+        self._mode_w = pn.widgets.RadioButtonGroup.from_param(p.mode, options={v: k for k, v in MODES.items()},
+                                                              orientation="vertical", color="primary",
+                                                              variant="outline", sizing_mode="stretch_width",
+                                                              css_classes=["eqm-mode"])
         self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes or ()),
                                              placeholder="the task's: 100,1000 (pendulum: 64 trajectories)",
                                              css_classes=["eqm-sizes"])
@@ -136,11 +176,18 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._rollout_box = pn.Column(self._rollout_head, self._rollout, visible=False, sizing_mode="stretch_width")
 
     def _sidebar(self):
-        return pn.Column(self._controls, self._buttons_row, pn.Row(self._saved, self._load_b,
-                                                                   sizing_mode="stretch_width"),
-                         sizing_mode="stretch_width")
+        self._emlp_sidebar = pn.Column(self._controls, self._buttons_row, pn.Row(self._saved, self._load_b,
+                                                                                 sizing_mode="stretch_width"),
+                                       sizing_mode="stretch_width")
+        self._side_body = pn.Column(self._emlp_sidebar, sizing_mode="stretch_width", margin=0)
+        return pn.Column(self._mode_w, self._side_body, sizing_mode="stretch_width")
 
     def _main(self):
+        self._emlp_main = self._emlp_main_view()
+        self._main_body = pn.Column(self._emlp_main, sizing_mode="stretch_width", margin=0)
+        return self._main_body
+
+    def _emlp_main_view(self):
         return pn.Column(
             self._error, self._progress, self._status,
             pn.Row(self._efficiency, self.live.panes["emlp-log"], sizing_mode="stretch_width"),

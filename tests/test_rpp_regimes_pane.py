@@ -1,0 +1,147 @@
+"""The Symmetry regimes mode of the Equivariant models tab (``lab rpp`` in the dashboard): a run fills its regime's
+panel of Figure 3.2, its log and its table with its own numbers; the other regimes' panels come from saved runs; bad
+settings are one inline message and start nothing; a saved run loads back."""
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from bokeh.document import Document
+
+from lab.dashboard.equivariant_models import EquivariantModels
+from lab.dashboard.rpp_regimes import RPPRegimes
+from lab.experiments.rpp import FAMILY, RPPConfig
+
+sys.path.insert(0, str(Path(__file__).parent))
+from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+
+TINY = dict(size=20, test=20, channels=16, layers=1, epochs=2, seeds=2)
+
+
+def _pane(tmp_path, **settings):
+    pane = RPPRegimes(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    pane.param.update(**TINY, **settings)
+    return pane
+
+
+def _run_to_end(pane):
+    t0 = time.monotonic()
+    while pane.runner.busy and time.monotonic() - t0 < DEADLINE:
+        pane.poll()
+        time.sleep(0.05)
+    pane.poll()
+    assert not pane.runner.busy, "the run did not end"
+
+
+def _drawn(panel) -> dict:
+    return {m: sorted(v) for m, v in panel.values().items()}
+
+
+@pytest.fixture(scope="module")
+def saved_exact(tmp_path_factory):
+    """One tiny exact-inertia run saved by the family itself (as ``lab rpp`` saves it)."""
+    root = tmp_path_factory.mktemp("rpp-runs")
+    result = FAMILY.run(RPPConfig(task="inertia", symmetry="exact", **TINY))
+    return root, FAMILY.save(result, root), FAMILY.summary(result)
+
+
+def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_exact, tmp_path):
+    _, path, exact = saved_exact
+    root = tmp_path
+    shutil.copytree(path, root / path.name)
+    pane = _pane(root, symmetry="approximate")
+    # before the run: the exact panel from the saved run, the others empty and saying so
+    assert _drawn(pane._panels["exact"]) == {"MLP": sorted(exact["models"]["mlp"]["test_mse"]),
+                                             "EMLP": sorted(exact["models"]["emlp"]["test_mse"]),
+                                             "RPP-EMLP": sorted(exact["models"]["rpp"]["test_mse"])}
+    assert pane._panels["approximate"].note.visible and not pane._panels["exact"].note.visible
+    assert pane._variant_w.visible and pane._prior_w.visible
+    assert pane.start()
+    _run_to_end(pane)
+    assert "done" in pane._status.object and not pane._error.visible
+    new = [p for p in root.iterdir() if "approximate" in p.name]
+    assert len(new) == 1
+    saved = FAMILY.load(new[0]).results
+    table = pane._table.object
+    assert isinstance(table, pd.DataFrame) and len(table) == 6  # 3 models x 2 seeds
+    assert list(table.columns)[:6] == ["model", "seed", "test MSE", "train MSE", "equivariance error",
+                                       "free fraction"]
+    assert (table["free fraction"] != "-").sum() == 2  # RPP-EMLP's only
+    panel = pane._panels["approximate"]
+    drawn = _drawn(panel)
+    assert set(drawn) == {"MLP", "EMLP", "RPP-EMLP"} and all(len(v) == 2 for v in drawn.values())
+    for model, label in (("mlp", "MLP"), ("emlp", "EMLP"), ("rpp", "RPP-EMLP")):
+        assert drawn[label] == sorted(saved[saved["model"] == model]["test_mse"].tolist())
+    assert "modified inertia" not in panel.title.text and "thesis's formula" in panel.title.text
+    assert panel.subtitle.text.startswith("models over O(3)") and not panel.note.visible
+    # the exact panel still shows the saved run; the misspecified one has none
+    assert _drawn(pane._panels["exact"])["MLP"] == sorted(exact["models"]["mlp"]["test_mse"])
+    assert pane._panels["misspecified"].note.visible
+    assert "saved run" in pane._panels_note.object and "this run" in pane._panels_note.object
+    assert len(pane.live.groups) == 6 and len(pane.live.data) == 6 * 2  # every epoch of every model and seed
+
+
+def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
+    pane = _pane(tmp_path)
+    free = next(w for w in pane._controls.select() if getattr(w, "_param_name", None) == "prior_free")
+    free.value = -1.0  # what only a hostile browser sends (the box's own bound is 0)
+    assert pane._error.visible and pane.prior_free is None
+    pane._error.visible = False
+    pane.param.update(prior_free=0.0, prior_equivariant=0.0)
+    assert not pane.start()
+    assert pane._error.visible and pane.runner.job is None and not list(tmp_path.iterdir())
+    pane.param.update(prior_equivariant=None)  # the refusal follows the settings: fixed, it goes
+    assert not pane._error.visible
+    pane.param.update(prior_free=None, task="pendulum")  # not there yet in lab rpp: refused inline, or it runs
+    started = pane.start()
+    if not started:
+        assert pane._error.visible and "pendulum" in pane._error.object and pane.runner.job is None
+    else:
+        pane.stop(wait=True, timeout=DEADLINE)
+        _run_to_end(pane)
+
+
+def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):
+    pane = _pane(tmp_path, symmetry="exact")
+    assert not pane._variant_w.visible
+    pane.param.update(variant="original", prior_free=2.0)
+    cfg = pane.config()
+    assert cfg.variant == "thesis" and cfg.prior_free == 2.0  # a hidden variant never reaches the config
+    pane.models = ["mlp", "emlp"]
+    assert not pane._prior_w.visible and pane.config().prior_free is None
+    pane.config().validate()  # accepted: the prior's settings were left out with RPP-EMLP
+
+
+def test_load_restores_the_controls_and_the_boxes(saved_exact):
+    root, path, exact = saved_exact
+    pane = RPPRegimes(results=str(root), worker="thread")
+    pane.__panel__().get_root(Document())
+    pane.param.update(symmetry="misspecified", channels=8, seeds=5)
+    assert pane._saved.value == str(path) and not pane._load_b.disabled
+    assert pane.load(pane._saved.value, wait=True)
+    assert pane.symmetry == "exact" and pane.channels == 16 and pane.seeds == 2 and pane.epochs == 2
+    assert list(pane.models) == ["mlp", "emlp", "rpp"]
+    drawn = _drawn(pane._panels["exact"])
+    assert drawn["RPP-EMLP"] == sorted(exact["models"]["rpp"]["test_mse"]) and len(drawn) == 3
+    assert len(pane._table.object) == 6 and len(pane.live.groups) == 6
+    assert f"Loaded `{path.name}`" in pane._status.object
+    assert not pane.load(str(root.parent), wait=True) and pane._error.visible
+
+
+def test_the_tab_switches_between_the_chapters(tmp_path):
+    """The Equivariant models tab shows the chapter-2 controls until the switch says regimes; then the regimes
+    view's sidebar and main area, and back."""
+    pane = EquivariantModels(results=str(tmp_path / "emlp"), rpp_results=str(tmp_path / "rpp"), worker="thread")
+    pane.__panel__().get_root(Document())
+    assert pane.regimes is None and pane._controls in pane.sidebar.select()
+    pane.mode = "regimes"
+    assert isinstance(pane.regimes, RPPRegimes) and pane.regimes.results == tmp_path / "rpp"
+    assert pane.regimes._controls in pane.sidebar.select() and pane._controls not in pane.sidebar.select()
+    assert pane.regimes._figure in pane.main.select()
+    pane.mode = "efficiency"
+    assert pane._controls in pane.sidebar.select() and pane._efficiency in pane.main.select()
