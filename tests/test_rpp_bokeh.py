@@ -42,15 +42,16 @@ def test_three_panels_start_empty_and_an_empty_regime_is_drawn_empty_not_an_erro
     for s, p in panels.items():
         assert p.note.visible and "no run" in p.note.text and p.box.data["x"] == [] and p.seeds.data["y"] == []
         assert p.figure.y_scale.__class__.__name__ == "LogScale" and s in p.title.text
-    assert panels["misspecified"].subtitle.text == "models over SL(3)"
+    assert panels["misspecified"].subtitle.text.splitlines()[0] == "models over SL(3)"
     show_regime(panels["approximate"], {"mlp": [1.0, 2.0], "emlp": [], "rpp": [0.5]}, group="O(3)",
                 target_error=0.17, variant="original")
     p = panels["approximate"]
     assert not p.note.visible and p.values() == {"MLP": [1.0, 2.0], "RPP-EMLP": [0.5]}
-    assert "authors' code" in p.title.text and p.subtitle.text == "models over O(3); targets' error 0.17"
+    assert p.title.text == "approximate symmetry"
+    assert p.subtitle.text == "models over O(3) · authors' code\ntargets' symmetry error 0.17"
     assert p.figure.y_range.start < 0.5 and p.figure.y_range.end > 2.0
     show_regime(p, {"mlp": [float("nan")]})  # nothing drawable: empty again, saying so, the group kept
-    assert p.note.visible and p.box.data["x"] == [] and p.subtitle.text == "models over O(3)"
+    assert p.note.visible and p.box.data["x"] == [] and p.subtitle.text.splitlines()[0] == "models over O(3)"
     doc = Document()
     doc.add_root(layout)
     json_item(layout)  # the whole figure serialises (what the browser is sent)
@@ -58,7 +59,8 @@ def test_three_panels_start_empty_and_an_empty_regime_is_drawn_empty_not_an_erro
 
 def test_titles_and_the_key_need_no_paper():
     title, sub = panel_words("misspecified", "SL(3)", 1.3)
-    assert title == "misspecified symmetry" and sub == "models over SL(3); targets' error 1.3"
+    assert title == "misspecified symmetry" and sub == "models over SL(3)\ntargets' symmetry error 1.3"
+    assert panel_words("exact")[1].count("\n") == 1  # two lines whatever is known: the panels line up
     layout, _ = regimes_figure("pendulum")
     head, _, key = layout.children
     assert "Double pendulum" in head.text and "test MSE" in head.text

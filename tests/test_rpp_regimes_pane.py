@@ -77,8 +77,8 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
     assert set(drawn) == {"MLP", "EMLP", "RPP-EMLP"} and all(len(v) == 2 for v in drawn.values())
     for model, label in (("mlp", "MLP"), ("emlp", "EMLP"), ("rpp", "RPP-EMLP")):
         assert drawn[label] == sorted(saved[saved["model"] == model]["test_mse"].tolist())
-    assert "modified inertia" not in panel.title.text and "thesis's formula" in panel.title.text
-    assert panel.subtitle.text.startswith("models over O(3)") and not panel.note.visible
+    assert panel.title.text == "approximate symmetry" and not panel.note.visible
+    assert panel.subtitle.text.startswith("models over O(3) · thesis's formula\ntargets' symmetry error ")
     # the exact panel still shows the saved run; the misspecified one has none
     assert _drawn(pane._panels["exact"])["MLP"] == sorted(exact["models"]["mlp"]["test_mse"])
     assert pane._panels["misspecified"].note.visible
@@ -145,3 +145,27 @@ def test_the_tab_switches_between_the_chapters(tmp_path):
     assert pane.regimes._figure in pane.main.select()
     pane.mode = "efficiency"
     assert pane._controls in pane.sidebar.select() and pane._efficiency in pane.main.select()
+
+
+def test_the_switch_is_locked_while_a_regimes_run_goes_on(tmp_path):
+    pane = EquivariantModels(results=str(tmp_path / "emlp"), rpp_results=str(tmp_path / "rpp"), worker="thread",
+                             mode="regimes")
+    pane.__panel__().get_root(Document())
+    view = pane.regimes
+    view.param.update(**TINY | {"epochs": 100_000, "seeds": 1})
+    assert view.start() and pane._mode_w.disabled and view._controls.objects[0].disabled
+    view.stop(wait=True, timeout=DEADLINE)
+    _run_to_end(view)
+    assert "stopped" in view._status.object and not pane._mode_w.disabled
+
+
+def test_a_log_of_training_losses_says_so(tmp_path):
+    """A task whose epoch records carry no test MSE (as ``lab emlp``'s pendulum): the log draws the training loss
+    and its words say so (how the pendulum's records may come once ``lab rpp`` has it)."""
+    pane = _pane(tmp_path)
+    pane._on_message({"kind": "epoch", "model": "mlp", "seed": 0, "epoch": 1, "epochs": 2, "train_mse": 3.0,
+                      "test_mse": None})
+    assert pane.live.data.median("MLP · seed 0", "mse").tolist() == [3.0]
+    assert pane.live.figure("rpp-log").yaxis.axis_label == "train MSE"
+    pane._reset_plots(pane._planned())
+    assert pane.live.figure("rpp-log").yaxis.axis_label == "test MSE"

@@ -48,6 +48,9 @@ PRIOR_NAMES = ("prior", "prior_free", "prior_equivariant")
 PLOTS = (LivePlot("rpp-log", y="mse", x="step", title="test MSE while training, model by model and seed by seed",
                   xlabel="epochs of the whole run (models and seeds in turn)", ylabel="test MSE", logy=True,
                   height=280),)
+#: the log's words when its records carry the training loss only (no test MSE per epoch)
+TRAIN_LOG = {"title": "training loss while training, model by model and seed by seed", "ylabel": "train MSE"}
+TEST_LOG = {"title": PLOTS[0].title, "ylabel": PLOTS[0].ylabel}
 COLUMNS = {"model": "model", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
            "equivariance_error": "equivariance error", "free_fraction": "free fraction", "seconds": "seconds"}
 #: how many saved runs (newest first) are read for the other regimes' panels
@@ -216,6 +219,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.live.reset([unit_name(m, s) for s in range(config.seed, config.seed + config.seed_count)
                          for m in models])
         self._offset, self._unit, self._unit_epochs = 0, None, 0
+        self._log_words(TEST_LOG)
         fig, self._panels = regimes_figure(config.task, groups=regime_groups(config.task))
         self._figure.object = fig
         self._task_shown = config.task
@@ -317,8 +321,12 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 self._offset += self._unit_epochs
                 self._unit = unit
             self._unit_epochs = msg["epochs"]
+            mse = msg.get("test_mse")
+            if mse is None:  # a task whose records carry only the training loss (as lab emlp's pendulum)
+                mse = msg["train_mse"]
+                self._log_words(TRAIN_LOG)
             self.live.add([{"unit": unit_name(*unit), "seed": unit[1], "step": self._offset + msg["epoch"],
-                            "mse": msg["test_mse"]}])
+                            "mse": mse}])
             self._dirty = True
         elif kind == "result":
             self._rows.append({k: msg.get(k) for k in COLUMNS})
@@ -333,6 +341,16 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 self._sources_note[self._live_regime] = f"this run (saved as `{Path(msg['saved']).name}`)"
                 self._write_panels_note()
             self._refresh_saved()
+
+    def _log_words(self, words: dict) -> None:
+        """The log's words for what its records carry (test MSE, or a task's training loss), in the figure shown
+        and in those the next runs build."""
+        if self.live.plots["rpp-log"].ylabel == words["ylabel"]:
+            return
+        self.live.relabel("rpp-log", **words)
+        fig = self.live.figure("rpp-log")
+        if fig is not None:
+            fig.title.text, fig.yaxis.axis_label = words["title"], words["ylabel"]
 
     def _after_poll(self, count: int):
         ended = self.runner.settled
@@ -413,8 +431,8 @@ def prepare_saved_run(path, results, progress=None, control=None) -> dict:
         control.checkpoint()
     rows = run.results.astype(object).where(run.results.notna(), None).to_dict("records")
     curves = run.curves.astype(object).where(run.curves.notna(), None).to_dict("records")
-    keep = ("model", "seed", "epoch", "epochs", "test_mse")
-    curves = [{k: c[k] for k in keep if k in c} for c in curves if c.get("test_mse") is not None]
+    keep = ("model", "seed", "epoch", "epochs", "test_mse", "train_mse")
+    curves = [{k: c[k] for k in keep if k in c} for c in curves]
     return {"run": run, "rows": rows, "curves": curves}
 
 

@@ -39,6 +39,8 @@ NO_RUN = "no run of this regime yet"
 KEY = ("box: middle half of the seeds (interquartile range); line: median; whiskers: lowest to highest seed; "
        "dot: one seed. Each panel has its own log scale; lower is better.")
 OTHER_COLOUR = "#7f7f7f"
+#: room left of every panel's plot for its axis (px): the three plots line up whatever their tick labels
+MIN_BORDER_LEFT = 80
 
 
 def box_stats(values) -> dict | None:
@@ -123,15 +125,23 @@ class RegimePanel:
 
 def panel_words(symmetry: str, group: str | None = None, target_error: float | None = None,
                 variant: str | None = None) -> tuple[str, str]:
-    """(title, subtitle) of a panel: the regime (approximate inertia: and its modified inertia), then the models'
-    group and the targets' own equivariance error under it (0: the data have the models' symmetry)."""
+    """(title, subtitle) of a panel: the regime; then two lines, the models' group (approximate inertia: and which
+    modified inertia), and the targets' own equivariance error under that group (0: the data have the models'
+    symmetry).  Always two lines, so that the three panels' plots line up."""
     title = REGIME_TITLES.get(symmetry, str(symmetry))
+    first = f"models over {group}" if group else "models' group: from the run"
     if variant:
-        title += f" ({VARIANT_WORDS.get(variant, variant)})"
-    words = [f"models over {group}"] if group else []
+        first += f" · {VARIANT_WORDS.get(variant, variant)}"
+    second = " "
     if target_error is not None and math.isfinite(float(target_error)):
-        words.append(f"targets' error {float(target_error):.2g}")
-    return title, "; ".join(words)
+        second = f"targets' symmetry error {float(target_error):.2g}"
+    return title, f"{first}\n{second}"
+
+
+def subtitle_group(subtitle: str) -> str | None:
+    """The group a panel's subtitle names (None: none yet)."""
+    first = subtitle.split("\n")[0].split(" · ")[0]
+    return first.removeprefix("models over ") if first.startswith("models over ") else None
 
 
 def _panel(symmetry: str, models, group: str | None, height: int, first: bool) -> RegimePanel:
@@ -139,7 +149,7 @@ def _panel(symmetry: str, models, group: str | None, height: int, first: bool) -
     fig = figure(height=height, sizing_mode="stretch_width", min_width=220, y_axis_type="log",
                  x_range=Range1d(0.4, n + 0.6), y_range=Range1d(0.1, 10.0), title=None,
                  tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="right", name=f"rpp-box-{symmetry}",
-                 y_axis_label="test MSE (log scale)" if first else None)
+                 y_axis_label="test MSE (log scale)" if first else "test MSE", min_border_left=MIN_BORDER_LEFT)
     fig.toolbar.logo = None
     fig.toolbar.autohide = True
     readable_log_axis(fig.yaxis)
@@ -205,8 +215,8 @@ def show_regime(panel: RegimePanel, test_mse: dict, seeds: dict | None = None, g
     keeps the group shown)."""
     box, dots = regime_columns(panel.models, test_mse, seeds)
     panel.box.data, panel.seeds.data = box, dots
-    old_group = panel.subtitle.text.split(";")[0].removeprefix("models over ") if panel.subtitle.text else None
-    panel.title.text, panel.subtitle.text = panel_words(panel.symmetry, group or old_group, target_error, variant)
+    group = group or subtitle_group(panel.subtitle.text)
+    panel.title.text, panel.subtitle.text = panel_words(panel.symmetry, group, target_error, variant)
     empty = not dots["y"]
     panel.note.text = note or NO_RUN
     panel.note.visible = empty
