@@ -98,10 +98,13 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     pane.param.update(prior_equivariant=None)  # the refusal follows the settings: fixed, it goes
     assert not pane._error.visible
     pane.param.update(prior_free=None, task="pendulum")  # not there yet in lab rpp: refused inline, or it runs
-    started = pane.start()
-    if not started:
-        assert pane._error.visible and "pendulum" in pane._error.object and pane.runner.job is None
+    if pane._error.visible:  # said as soon as it is chosen, and Start refuses it too
+        assert "pendulum" in pane._error.object
+        assert not pane.start() and pane._error.visible and pane.runner.job is None
+        pane.task = "inertia"
+        assert not pane._error.visible
     else:
+        assert pane.start()
         pane.stop(wait=True, timeout=DEADLINE)
         _run_to_end(pane)
 

@@ -104,6 +104,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._watch_settings()
         self._watch_load()
         self.param.watch(guarded(self, "showing the task")(lambda e: self._idle_redraw()), ["task"])
+        self.param.watch(guarded(self, "checking the task")(lambda e: self._check_task()), ["task"])
         self._reset_plots(self._planned())
 
     # ------------------------------------------------------------------ layout
@@ -241,6 +242,16 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._task_shown = self.task
         self._live_regime, self._sources_note = None, {}
         self._show_saved()
+
+    def _check_task(self) -> None:
+        """A task chosen that the settings refuse (the pendulum, until ``lab rpp`` has it) says so at once, inline,
+        as a refused Start would; the message follows the settings from then on (``_recheck_settings``)."""
+        if self.runner.busy or getattr(self, "_restoring", False):
+            return
+        try:
+            self._checked(self.config())
+        except LabError as err:
+            self._show_error(str(err))
 
     def _latest_saved(self) -> dict:
         """{symmetry: (run name, summary)} of the newest saved run of the task shown, per regime (runs that cannot
