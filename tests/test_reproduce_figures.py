@@ -65,6 +65,9 @@ def long_items():
                          "panels": {f"{LONG_LABEL} panel {p}": {f"{LONG_LABEL[:40]} {s}": {"runs": runs, "mean": mean}
                                                                  for s in ("nom", "aug", "equi")}
                                     for p in range(3)}},
+        "boxes": {"kind": "boxes", "title": LONG, "ylabel": LONG_LABEL, "logy": True,
+                  "panels": {f"{LONG_LABEL[:30]} panel {p}": {f"{LONG_LABEL[:30]} {s}": [1.0 + p, 2.0 + s, 5.0 * (p + 1)]
+                                                               for s in range(3)} for p in range(3)}},
     }
 
 
@@ -88,7 +91,7 @@ def test_the_checker_sees_a_clipped_text():
 
 
 def test_every_kind_listed_is_drawn():
-    assert set(reproduce_mpl.DRAWN) == {"line", "bar", "matrix", "trajectories"}
+    assert set(reproduce_mpl.DRAWN) == {"line", "bar", "matrix", "trajectories", "boxes"}
     for name, item in long_items().items():
         assert item["kind"] in reproduce_mpl.DRAWN
         assert reproduce_mpl.png(item)[:8] == b"\x89PNG\r\n\x1a\n"
@@ -221,3 +224,21 @@ def test_evidence_tables_read_like_the_report():
     out = reproduce_mpl.table_html(item)
     cells = [c.split("<", 1)[0] for c in out.split("<td>")[1:]]
     assert cells == ["0.00872", "yes", "no", "—", "480", "0.3333", "no", "yes", "1.5", "2"]
+
+
+def test_boxes_draw_quartiles_median_and_every_value():
+    """A box per series: its median line at numpy's median, the box from the 25th to the 75th percentile, whiskers
+    to the extremes, each value a point; an empty series says "no runs"."""
+    vals = [1.0, 2.0, 4.0, 8.0, 100.0]
+    item = {"kind": "boxes", "title": "Figure 3.2", "ylabel": "test MSE", "logy": True,
+            "panels": {"exact": {"MLP": vals, "EMLP": []}, "approximate": {"MLP": [3.0], "EMLP": [1.0, 2.0]}}}
+    fig = reproduce_mpl.figure(item)
+    ax = fig.axes[0]
+    medians = [line for line in ax.lines if list(line.get_color()) == [0, 0, 0, 1] or line.get_color() == "black"]
+    ys = {round(float(y), 9) for line in medians for y in line.get_ydata()}
+    assert float(np.median(vals)) in ys
+    whisker_ys = {round(float(y), 9) for line in ax.lines for y in line.get_ydata()}
+    assert {min(vals), max(vals), float(np.percentile(vals, 25)), float(np.percentile(vals, 75))} <= whisker_ys
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(vals)
+    assert "no runs" in _all_texts(fig) and ax.get_yscale() == "log"
+    assert clipped(fig) == []

@@ -13,6 +13,10 @@ An evidence item is a plain dict (JSON, written by the claim modules):
   "panels": {panel: {series: {"runs": [{"x": [...], "y": [...]}, ...], "mean": {"x": [...], "y": [...]}}}}}``
   (one subplot per panel side by side; each series one colour in every panel, one shared legend; every run a
   thin faint line, the mean over runs bold);
+* ``{"kind": "boxes", "title", "ylabel", "logy", "panels": {panel: {series: [values, ...]}}}`` (one subplot per
+  panel side by side, each with its own y scale; per series a box of its values -- the middle half, the median,
+  whiskers from the lowest to the highest -- and every value a point over it; each series one colour in every
+  panel, one shared legend: thesis Figure 3.2's form);
 * ``{"kind": "table", "title", "columns": [...], "rows": [[...], ...]}`` (not drawn here: ``table_html``).
 
 Missing values (``None``) are gaps.  A line or bar series whose every value is 0 or missing is said in words on
@@ -28,7 +32,7 @@ import textwrap
 
 import numpy as np
 
-DRAWN = ("line", "bar", "matrix", "trajectories")
+DRAWN = ("line", "bar", "matrix", "trajectories", "boxes")
 
 #: a matrix whose spread (max - min) is below this fraction of its largest magnitude is drawn on a range that
 #: includes 0 (its colours would otherwise stretch a nearly constant matrix into apparent structure)
@@ -113,6 +117,8 @@ def figure(item: dict):
         fig = _matrix(item)
     elif kind == "trajectories":
         fig = _trajectories(item)
+    elif kind == "boxes":
+        fig = _boxes(item)
     elif kind in ("line", "bar"):
         fig = _chart(item)
     else:
@@ -298,6 +304,57 @@ def _trajectories(item: dict):
         ncols = min(len(labels), max(1, int(panel * n / 2.6)))
         fig.legend(list(handles.values()), [_wrap(lab, panel * n / ncols - 0.6, LEGEND) for lab in labels],
                    loc="outside lower center", ncols=ncols, fontsize=LEGEND, frameon=False)
+    fig.suptitle(_wrap(item.get("title", ""), panel * n - 0.4, TITLE), fontsize=TITLE)
+    return fig
+
+
+def _boxes(item: dict):
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    panels = item.get("panels", {})
+    n = max(len(panels), 1)
+    panel, height = 3.2, 3.9
+    fig = Figure(figsize=(panel * n + 0.4, height), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    order = []
+    for series in panels.values():
+        order += [label for label in series if label not in order]
+    colour = _colours(order)
+    for ax, (title, series) in zip(axes, panels.items()):
+        labels = list(series)
+        values = [_floats(series[label]) for label in labels]
+        values = [v[np.isfinite(v)] for v in values]
+        pos = np.arange(1, len(labels) + 1)
+        drawn = [(p, v, lab) for p, v, lab in zip(pos, values, labels) if v.size]
+        if drawn:
+            bp = ax.boxplot([v for _, v, _ in drawn], positions=[p for p, _, _ in drawn], widths=0.55,
+                            patch_artist=True, showfliers=False, whis=(0, 100),
+                            medianprops=dict(color="black", lw=1.6))
+            for box, (_, _, lab) in zip(bp["boxes"], drawn):
+                box.set_facecolor(colour[lab])
+                box.set_alpha(0.5)
+            for p, v, _ in drawn:  # the values side by side over the box (a fixed spread: no randomness)
+                dx = np.zeros(1) if v.size == 1 else np.linspace(-0.14, 0.14, v.size)
+                ax.scatter(p + dx, v, s=14, color="#222222", zorder=3, edgecolors="white", linewidths=0.5)
+        for p, v in zip(pos, values):
+            if not v.size:
+                ax.text(p, 0.5, "no runs", ha="center", va="center", rotation=90, color="gray", fontsize=NOTE,
+                        transform=ax.get_xaxis_transform())
+        ax.set_xticks(pos, [_wrap(lab, panel / max(len(labels), 1), TICK) for lab in labels], fontsize=TICK)
+        ax.set_xlim(0.4, len(labels) + 0.6)
+        if item.get("logy") and _positive(values):
+            ax.set_yscale("log")
+        ax.set_title(_wrap(title, panel - 0.5, PANEL), fontsize=PANEL)
+        ax.tick_params(which="both", labelsize=TICK)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].set_ylabel(_wrap(item.get("ylabel", ""), height - 1.3, LABEL), fontsize=LABEL)
+    handles = [Line2D([], [], marker="s", ls="", markersize=8, color=colour[lab], alpha=0.6, label=lab)
+               for lab in order]
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=LEGEND,
+                   frameon=False, title="box: middle half; line: median; whiskers: lowest to highest; dots: seeds",
+                   title_fontsize=LEGEND - 0.5)
     fig.suptitle(_wrap(item.get("title", ""), panel * n - 0.4, TITLE), fontsize=TITLE)
     return fig
 
