@@ -79,3 +79,12 @@ def test_summary_values_pair_each_models_numbers_with_its_seeds():
     s = {"seed_list": [3, 4], "models": {"mlp": {"test_mse": [1.0, 2.0]}, "rpp": {"test_mse": [5.0]}}}
     mse, seeds = summary_values(s)
     assert mse == {"mlp": [1.0, 2.0], "rpp": [5.0]} and seeds == {"mlp": [3, 4], "rpp": [3]}
+
+
+@pytest.mark.parametrize("bad", [{}, {"models": [1, 2]}, {"models": {"mlp": "x"}}, {"models": {"mlp": {"test_mse": 3}}},
+                                 {"seed_list": "ab", "models": {"mlp": {"test_mse": [1.0, "x"]}}}])
+def test_a_hand_edited_summary_draws_what_it_can(bad):
+    _, panels = regimes_figure("inertia")
+    mse, seeds = summary_values(bad)
+    show_regime(panels["exact"], mse, seeds)
+    assert panels["exact"].values() in ({}, {"MLP": [1.0]})

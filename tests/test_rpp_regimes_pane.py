@@ -172,3 +172,16 @@ def test_a_log_of_training_losses_says_so(tmp_path):
     assert pane.live.figure("rpp-log").yaxis.axis_label == "train MSE"
     pane._reset_plots(pane._planned())
     assert pane.live.figure("rpp-log").yaxis.axis_label == "test MSE"
+
+
+def test_a_hand_edited_saved_run_leaves_its_panel_empty_and_the_view_up(saved_exact, tmp_path):
+    import json
+
+    _, path, _ = saved_exact
+    shutil.copytree(path, tmp_path / path.name)
+    meta = json.loads((tmp_path / path.name / "config.json").read_text())
+    meta["summary"]["models"] = [1, 2]
+    (tmp_path / path.name / "config.json").write_text(json.dumps(meta))
+    pane = _pane(tmp_path)
+    assert pane._panels["exact"].note.visible and not pane._error.visible
+    assert "no run yet" in pane._panels_note.object

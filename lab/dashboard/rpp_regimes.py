@@ -255,16 +255,20 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _latest_saved(self) -> dict:
         """{symmetry: (run name, summary)} of the newest saved run of the task shown, per regime (runs that cannot
-        be read are passed over)."""
+        be read, or whose ``config.json`` is over the ``run_bytes`` limit, are passed over)."""
+        from ..limits import check_load
         from ..rpp.store import FIELDS, KIND, list_rpp
-        from ..runstore import read_meta
+        from ..runstore import META, read_meta
 
         out: dict = {}
         for path in list_rpp(self.results)[:SAVED_SCAN]:
             try:
+                check_load(path / META)
                 summary = read_meta(path, KIND, FIELDS).get("summary") or {}
             except LabError:
                 continue
+            if not isinstance(summary, dict) or not isinstance(summary.get("models"), dict):
+                continue  # not a summary a panel can show (a hand-edited file): Load says what is wrong with it
             sym = summary.get("symmetry")
             if summary.get("task") == self._task_shown and sym in REGIMES and sym not in out:
                 out[sym] = (path.name, summary)

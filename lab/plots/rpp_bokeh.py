@@ -225,11 +225,16 @@ def show_regime(panel: RegimePanel, test_mse: dict, seeds: dict | None = None, g
 
 
 def summary_values(summary: dict) -> tuple[dict, dict]:
-    """({model: per-seed test MSE}, {model: seeds}) of a ``lab rpp`` summary (a run's ``meta["summary"]``)."""
-    seed_list = list(summary.get("seed_list") or [])
+    """({model: per-seed test MSE}, {model: seeds}) of a ``lab rpp`` summary (a run's ``meta["summary"]``); what is
+    not of a summary's shape (a hand-edited file) is left out, never raised on."""
+    seed_list = summary.get("seed_list")
+    if not isinstance(seed_list, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in seed_list):
+        seed_list = []
+    models = summary.get("models")
     mse, seeds = {}, {}
-    for m, v in (summary.get("models") or {}).items():
-        vals = list((v or {}).get("test_mse") or [])
+    for m, v in (models.items() if isinstance(models, dict) else ()):
+        vals = v.get("test_mse") if isinstance(v, dict) else None
+        vals = list(vals) if isinstance(vals, list) else []
         mse[m] = vals
         seeds[m] = seed_list[:len(vals)] if len(seed_list) >= len(vals) else list(range(len(vals)))
     return mse, seeds
