@@ -61,6 +61,10 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
                                              "RPP-EMLP": sorted(exact["models"]["rpp"]["test_mse"])}
     assert pane._panels["approximate"].note.visible and not pane._panels["exact"].note.visible
     assert pane._variant_w.visible and pane._prior_w.visible
+    cfg = pane.config()  # the plan says the config's exact counts before any work: 2 epochs of 20 points
+    assert pane._plan.object == (f"Start trains 3 models × 2 seeds, {cfg.schedule().steps(20)} optimiser steps "
+                                 f"each ({cfg.total_steps()} in all) on 20 points")
+    assert cfg.total_steps() == 3 * 2 * cfg.schedule().steps(20)
     assert pane.start()
     _run_to_end(pane)
     assert "done" in pane._status.object and not pane._error.visible
@@ -118,6 +122,9 @@ def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):
     pane.models = ["mlp", "emlp"]
     assert not pane._prior_w.visible and pane.config().prior_free is None
     pane.config().validate()  # accepted: the prior's settings were left out with RPP-EMLP
+    pane.param.update(symmetry="approximate", models=["mlp", "rpp"], seeds=1)  # several at once, as Load sets them
+    assert pane._variant_w.visible and pane._prior_w.visible and not pane._error.visible
+    assert pane._plan.object.startswith("Start trains 2 models × 1 seed, ")
 
 
 def test_load_restores_the_controls_and_the_boxes(saved_exact):

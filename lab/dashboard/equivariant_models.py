@@ -101,7 +101,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._reset_plots(self._planned())
         self.runner.lock.append(self._mode_w)
         guard_settings(self, self._mode_w)
-        self.param.watch(guarded(self, "switching the view")(lambda e: self._show_mode()), ["mode"])
+        self.param.watch(guarded(self, "switching the view")(lambda *e: self._show_mode()), ["mode"])
         if self.mode != "efficiency":
             self._show_mode()
 

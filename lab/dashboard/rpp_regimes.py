@@ -103,8 +103,8 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         guard_settings(self, self._controls)
         self._watch_settings()
         self._watch_load()
-        self.param.watch(guarded(self, "showing the task")(lambda e: self._idle_redraw()), ["task"])
-        self.param.watch(guarded(self, "checking the task")(lambda e: self._check_task()), ["task"])
+        self.param.watch(guarded(self, "showing the task")(lambda *e: self._idle_redraw()), ["task"])
+        self.param.watch(guarded(self, "checking the task")(lambda *e: self._check_task()), ["task"])
         self._reset_plots(self._planned())
 
     # ------------------------------------------------------------------ layout
@@ -120,7 +120,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                                     width=135, placeholder="the prior's",
                                                     css_classes=["rpp-prior-equivariant"])),
             sizing_mode="stretch_width")
-        self.param.watch(lambda e: self._sync_visible(), ["task", "symmetry", "models"])
+        self.param.watch(lambda *e: self._sync_visible(), ["task", "symmetry", "models"])
         self._job_widgets("rpp", "Press **Start** to train MLP, EMLP and RPP-EMLP on one regime, or **Load** a "
                                  "saved run.")
         self._saved = self._run_select(label="Saved runs", options=[], sizing_mode="stretch_width",
@@ -151,6 +151,9 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._sync_visible()
+        self._plan = pn.pane.Markdown("", css_classes=["rpp-plan"], margin=(0, 10), styles={"font-size": "0.9em"})
+        self.param.watch(guarded(self, "planning the run")(lambda *e: self._show_plan()), CONFIG_NAMES)
+        self._show_plan()
         self.live = LiveView(PLOTS, group="unit", run="seed")
         self._figure = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=390, css_classes=["rpp-boxes"])
         self._panels_note = pn.pane.Markdown("", css_classes=["rpp-panels-note"], margin=(0, 10))
@@ -161,8 +164,21 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._variant_w.visible = approximate_inertia(self.task, self.symmetry)
         self._prior_w.visible = "rpp" in self.models
 
+    def _show_plan(self) -> None:
+        """What Start would train, in the config's own exact counts (before any work): models, seeds, optimiser
+        steps per model and seed, and in all."""
+        try:
+            cfg = self.config()
+            steps, total = cfg.schedule().steps(cfg.train_points), cfg.total_steps()
+        except (LabError, ValueError, TypeError):
+            self._plan.object = ""
+            return
+        self._plan.object = (f"Start trains {len(cfg.models)} model{'s' * (len(cfg.models) != 1)} × "
+                             f"{cfg.seed_count} seed{'s' * (cfg.seed_count != 1)}, {steps:,} optimiser steps each "
+                             f"({total:,} in all) on {cfg.train_points:,} points")
+
     def _sidebar(self):
-        return pn.Column(self._controls, self._buttons_row, pn.Row(self._saved, self._load_b,
+        return pn.Column(self._controls, self._plan, self._buttons_row, pn.Row(self._saved, self._load_b,
                                                                    sizing_mode="stretch_width"),
                          sizing_mode="stretch_width")
 
