@@ -99,6 +99,7 @@ def test_eq33_measure_matches_brute_force_and_stays_in_unit_interval():
 def test_cost_refused_before_work(monkeypatch):
     steps = plan(members=3, **KW).total_steps
     assert steps == 3 * 2 * TINY.steps(40) == 36
+    assert plan(members=1, size=40, test=30, schedule=TINY).held_out == 30  # the default: at most the test points
     records = []
     monkeypatch.setenv("LAB_MEMORY_LIMIT", "1KB")
     with pytest.raises(LabError, match="memory"):

@@ -66,6 +66,7 @@ def posterior_figure(result, title: str | None = None):
     Raises ``PosteriorPlotError`` (a ``LabError``) for no rows or rows of another kind."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, LogLocator
 
     rows = _rows(result)
     settings = result.get("settings", {}) if isinstance(result, dict) else {}
@@ -95,6 +96,10 @@ def posterior_figure(result, title: str | None = None):
         if hi / lo < 3:  # a narrow range still spans a readable stretch of the log axis
             mid = math.sqrt(lo * hi)
             ax.set_ylim(mid / 2, mid * 2)
+        if hi / lo < 10:  # less than a decade: ticks of our own, each named (matplotlib's pick can be one number)
+            subs = (1.5, 2, 3, 4, 6) if hi / lo >= 4 else (1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8)
+            ax.yaxis.set_minor_locator(LogLocator(subs=subs))
+            ax.yaxis.set_minor_formatter(FuncFormatter(lambda x, pos=None: f"{x:g}"))
     ax.set_xlabel("training epoch")
     ax.set_ylabel("equivariance error under O(3)\n(0: equivariant; 1: at most)")
     ax.grid(alpha=0.3, which="major")
@@ -105,8 +110,8 @@ def posterior_figure(result, title: str | None = None):
         title = "How equivariant do RPP-EMLPs become? A deep ensemble on each dataset"
         if settings:
             variant = VARIANT_WORDS.get(settings.get("variant"), settings.get("variant"))
-            title += (f"\n{settings.get('size')} training points, prior {settings.get('prior')}, modified inertia as "
-                      f"{variant}")
+            title += (f"\n{settings.get('size')} training points, {settings.get('epochs')} epochs, prior "
+                      f"{settings.get('prior')}, modified inertia as {variant}")
     fig.suptitle(title, fontsize=10.5)
     ax.set_title("the thesis's relative error |ρ(g)f(x) − f(ρ(g)x)| / (|ρ(g)f(x)| + |f(ρ(g)x)|), "
                  "mean over held-out inputs", fontsize=8.5, color="#444444")

@@ -67,7 +67,8 @@ MAX_MEMBERS = 100
 #: the default training: the fast schedule of ``lab.rpp.train`` (the thesis's width, batch and learning rate) for
 #: the authors' Ensembles script's 50 epochs: 100 steps a member at 1000 points
 POSTERIOR = replace(SMALL, max_epochs=50)
-#: records: every 5 epochs (the Ensembles script's ``save_every``); held-out inputs of the measure
+#: records: every 5 epochs (the Ensembles script's ``save_every``); held-out inputs of the measure (at most the test
+#: points)
 RECORD_EVERY = 5
 HELD_OUT = 256
 SIZE, TEST = 1000, 1000  # the thesis's 1000 train and 1000 test points (A.2.3.1)
@@ -87,13 +88,14 @@ class Plan:
     total_steps: int  # members x datasets x steps_per_member, exact
     epochs: int
     records: int  # records per member (every ``record_every`` epochs and the last)
+    held_out: int  # test inputs the equivariance error is averaged over
     data_bytes: int  # what drawing the data and holding the measure's inputs and rho(g) stacks take
 
 
 def plan(members: int = 10, symmetries=SYMMETRIES, variant: str = "thesis", schedule: Schedule = POSTERIOR,
-         size: int = SIZE, test: int = TEST, held_out: int = HELD_OUT, record_every: int = RECORD_EVERY,
-         data: str = "shared", prior: str = "thesis", prior_equivariant: float | None = None,
-         prior_free: float | None = None) -> Plan:
+         size: int = SIZE, test: int = TEST, held_out: int | None = None,
+         record_every: int = RECORD_EVERY, data: str = "shared", prior: str = "thesis",
+         prior_equivariant: float | None = None, prior_free: float | None = None) -> Plan:
     """The cost of ``posterior_levels`` with these settings (exact integers, nothing drawn or built); a
     ``PosteriorError`` for bad settings, a ``MemoryLimitError`` (``lab.limits``) when the data and the measure's
     tensors are over the memory limit.  Both are ``LabError``."""
@@ -116,6 +118,7 @@ def plan(members: int = 10, symmetries=SYMMETRIES, variant: str = "thesis", sche
     if not isinstance(schedule, Schedule):
         raise PosteriorError(f"schedule must be a lab.emlp.train.Schedule, got {type(schedule).__name__}")
     size, test = check_count(size, "size"), check_count(test, "test")
+    held_out = min(HELD_OUT, test) if held_out is None else held_out  # the default: at most the test points
     held_out, record_every = check_count(held_out, "held_out"), check_count(record_every, "record_every")
     if size < 2 or test < 1 or held_out < 1 or record_every < 1:
         raise PosteriorError(f"size must be at least 2 and test, held_out, record_every at least 1 (got size {size}, "
@@ -134,7 +137,8 @@ def plan(members: int = 10, symmetries=SYMMETRIES, variant: str = "thesis", sche
     data_bytes = draws * task.cost(size + test) + 16 * held_out * (d_in * d_in + d_out * d_out + 4 * (d_in + d_out))
     limits.check_memory(f"the posterior-levels study's data ({draws} draws of {size:,} + {test:,} points)",
                         data_bytes)
-    return Plan(symmetries, members, steps, members * len(symmetries) * steps, epochs, records, data_bytes)
+    return Plan(symmetries, members, steps, members * len(symmetries) * steps, epochs, records, held_out,
+                data_bytes)
 
 
 def _measure(task, group, X_test, X_train, held_out: int, seed: int, device):
@@ -156,10 +160,11 @@ def _measure(task, group, X_test, X_train, held_out: int, seed: int, device):
 
 
 def posterior_levels(members: int = 10, symmetries=SYMMETRIES, variant: str = "thesis",
-                     schedule: Schedule = POSTERIOR, size: int = SIZE, test: int = TEST, held_out: int = HELD_OUT,
-                     seed: int = 0, prior: str = "thesis", prior_equivariant: float | None = None,
-                     prior_free: float | None = None, record_every: int = RECORD_EVERY, data: str = "shared",
-                     device="cpu", progress=None, control=None) -> dict:
+                     schedule: Schedule = POSTERIOR, size: int = SIZE, test: int = TEST,
+                     held_out: int | None = None, seed: int = 0, prior: str = "thesis",
+                     prior_equivariant: float | None = None, prior_free: float | None = None,
+                     record_every: int = RECORD_EVERY, data: str = "shared", device="cpu", progress=None,
+                     control=None) -> dict:
     """Train a deep ensemble of ``members`` RPP-EMLPs (``lab.rpp.train.train_rpp``, its prior's objective) on each
     dataset of ``symmetries`` -- ``"exact"``: inertia; ``"approximate"``: modified inertia (``variant``: the thesis's
     formula or the authors' code) -- and record the thesis's equivariance error (eq. 3.3, module docstring) through
@@ -176,7 +181,7 @@ def posterior_levels(members: int = 10, symmetries=SYMMETRIES, variant: str = "t
 
     cost = plan(members, symmetries, variant, schedule, size, test, held_out, record_every, data, prior,
                 prior_equivariant, prior_free)
-    symmetries = cost.symmetries
+    symmetries, held_out = cost.symmetries, cost.held_out
     seed = check_count(seed, "seed")
     emit = progress or (lambda record: None)
     device = device if isinstance(device, torch.device) else pick_device(device)  # a DeviceError before work
