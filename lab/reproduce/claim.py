@@ -110,7 +110,8 @@ UNCOVERED = {
     "thesis": ["chapter 2 (EMLP): Figure 2.5's EMLPs over subgroups (SO(5), SO(3), SO(1,3), SO+(1,3)), and Table "
                "2.2's Neural ODE rollouts (the EMLP N-ODEs over O(2), SO(2), D6 against the MLP N-ODE; §2.7.2's "
                "Hamiltonian networks and conservation laws are covered)",
-               "chapter 3: residual pathway priors (approximate equivariance, reinforcement learning)",
+               "chapter 3: §3.5.2's posterior levels of equivariance and prior-variance study, §3.5.3-3.6 (RPP-Conv "
+               "on CIFAR-10 and UCI, reinforcement learning)",
                "chapter 4: the Lie derivative as a measure of learned equivariance",
                "chapter 5: PAC-Bayes compression bounds and symmetry"],
     "ensembles": ["every claim: ensembles of models trained with augmentation become equivariant as the ensemble "
@@ -127,7 +128,7 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "msr-sparser-U", "ranks-thesis",
              # claims and hypotheses added with the null checks (appended: the order above is a contract)
              "dyn-aug-leaves-E", "dyn-penalty-hypothesis", "msr-benefit-fades", "msr-exclusive-vs-group",
-             "thesis-krylov-residual", "emlp-data-efficiency", "emlp-pendulum")
+             "thesis-krylov-residual", "emlp-data-efficiency", "emlp-pendulum", "rpp-regimes")
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
