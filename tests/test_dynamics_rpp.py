@@ -158,6 +158,11 @@ def test_cli_json_and_the_saved_run_carry_rpp(tmp_path, capsys):
     assert rpp.dist_from_E.median() == pytest.approx(out["rpp"]["dist_from_E"])
     assert rpp.free_fraction.median() == pytest.approx(out["rpp"]["free_fraction"])
     assert final[final.strategy == "nom"].free_fraction.isna().all()
+    code = main(["dynamics", "--experiment", "custom", "--runs", "2", "--steps", "3", "--strategies", "nom,rpp",
+                 "--no-save"])  # the text table: a free-fraction column, a dash for the strategy without pathways
+    head, nom, rpp_line = capsys.readouterr().out.strip().splitlines()[-3:]
+    assert code == 0 and head.split()[-1] == "|A_free|/|A|" and nom.split()[-1] == "-"
+    assert 0 < float(rpp_line.split()[-1]) < 1
 
 
 def test_a_saved_rpp_run_loads_back(tmp_path):

@@ -69,10 +69,16 @@ def summary(result: DynamicsResult) -> dict:
 
 
 def text(result: DynamicsResult) -> str:
-    lines = [f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}"]
-    for s, v in summary(result).items():
+    """The medians as a table; a ``free A/A`` column (``|A_free| / |A|``) when a strategy has pathways (rpp)."""
+    out = summary(result)
+    pathways = any("free_fraction" in v for v in out.values())
+    lines = [f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}"
+             + (f" {'|A_free|/|A|':>13}" if pathways else "")]
+    for s, v in out.items():
+        ff = v.get("free_fraction")
         lines.append(f"{s:<12} {v['dist_from_init']:>10.4g} {v['dist_from_E']:>14.4g} {v['loss']:>8.4f} "
-                     f"{v['accuracy']:>9.3f}")
+                     f"{v['accuracy']:>9.3f}" + ((f" {ff:>13.4g}" if ff is not None else f" {'-':>13}")
+                                                 if pathways else ""))
     return "\n".join(lines)
 
 
