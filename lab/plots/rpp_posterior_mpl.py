@@ -26,6 +26,10 @@ from .emlp_mpl import _plain_log_labels, _words
 COLOURS = {"exact": "#1f77b4", "approximate": "#d95f02"}
 LABELS = {"exact": "inertia (exact O(3) symmetry)", "approximate": "modified inertia (approximate symmetry)"}
 VARIANT_WORDS = {"thesis": "the thesis's formula", "original": "the authors' code"}
+#: RPP-EMLP's objectives (``lab.rpp.train.PRIOR_NAMES``) in the title's words
+PRIOR_WORDS = {"thesis": "the thesis's prior (variances 1e5 / 1)",
+               "runner-inertia": "the authors' weight decays (inertia runner)",
+               "runner-pendulum": "the authors' weight decays (pendulum runner)"}
 
 
 class PosteriorPlotError(LabError, ValueError):
@@ -70,7 +74,7 @@ def posterior_figure(result, title: str | None = None):
 
     rows = _rows(result)
     settings = result.get("settings", {}) if isinstance(result, dict) else {}
-    fig = Figure(figsize=(7.2, 4.6), layout="constrained")
+    fig = Figure(figsize=(7.2, 5.4), layout="constrained")
     ax = fig.subplots()
     symmetries = [s for s in COLOURS if any(r["symmetry"] == s for r in rows)]
     symmetries += sorted({r["symmetry"] for r in rows} - set(symmetries))
@@ -105,13 +109,16 @@ def posterior_figure(result, title: str | None = None):
     ax.grid(alpha=0.3, which="major")
     ax.grid(alpha=0.12, which="minor", axis="y")
     handles.append(Line2D([], [], color="gray", lw=0.8, alpha=0.6, label="one member (its own random start)"))
-    ax.legend(handles=handles, fontsize=8.5, loc="best", frameon=False)
+    fig.legend(handles=handles, fontsize=8.5, loc="outside lower center", ncols=1, frameon=False)
     if title is None:
         title = "How equivariant do RPP-EMLPs become? A deep ensemble on each dataset"
         if settings:
             variant = VARIANT_WORDS.get(settings.get("variant"), settings.get("variant"))
-            title += (f"\n{settings.get('size')} training points, {settings.get('epochs')} epochs, prior "
-                      f"{settings.get('prior')}, modified inertia as {variant}")
+            prior = PRIOR_WORDS.get(settings.get("prior"), settings.get("prior"))
+            if settings.get("prior_free") is not None or settings.get("prior_equivariant") is not None:
+                prior = f"{settings.get('prior')} prior, variances overridden"
+            title += (f"\n{settings.get('size')} training points, {settings.get('epochs')} epochs, modified inertia as "
+                      f"{variant};\ntrained on {prior}")
     fig.suptitle(title, fontsize=10.5)
     ax.set_title("the thesis's relative error |ρ(g)f(x) − f(ρ(g)x)| / (|ρ(g)f(x)| + |f(ρ(g)x)|), "
                  "mean over held-out inputs", fontsize=8.5, color="#444444")
