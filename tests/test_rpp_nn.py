@@ -294,3 +294,28 @@ def test_second_derivatives_for_hamiltonian_networks():
         assert (p.grad is None) == (q.grad is None)
         if p.grad is not None:
             torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_a_large_batch_takes_one_fused_matmul_with_the_same_values_and_gradients():
+    """From ``FUSE_ROWS`` rows on, ``RPPLinear`` applies ``W_eq + W_free`` in one matmul: the same outputs and the same
+    gradients of every parameter (both pathways) as the two pathways applied apart (two half batches below it)."""
+    import torch
+
+    from lab.groups import O
+    from lab.nn.rpp import FUSE_ROWS, RPPLinear
+
+    torch.manual_seed(0)
+    layer = RPPLinear("3*Scalar+2*V+T(2)", "2*Scalar+V+T(2)", O(3))
+    with torch.no_grad():
+        layer.free.weight.mul_(300.0)  # a free pathway as large as the equivariant one: both matter
+    x = torch.randn(2 * FUSE_ROWS - 2, layer.rep_in.size)
+    fused = layer(x)
+    g_fused = torch.autograd.grad(fused.pow(2).sum(), list(layer.parameters()))
+    half = len(x) // 2  # below FUSE_ROWS: each half goes through the pathways apart
+    apart = torch.cat([layer(x[:half]), layer(x[half:])])
+    g_apart = torch.autograd.grad(apart.pow(2).sum(), list(layer.parameters()))
+    assert torch.allclose(fused, apart, atol=1e-5, rtol=1e-5)
+    for a, b in zip(g_fused, g_apart):
+        assert torch.allclose(a, b, atol=1e-3, rtol=1e-4)
+    with torch.no_grad():
+        assert float(layer.free.weight.norm()) > 0.1 * float(layer.equivariant_weight().norm())

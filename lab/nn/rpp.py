@@ -68,6 +68,11 @@ from .linear import EquivariantLinear, bind, param_dtype
 from .models import hidden_reps
 
 FREE_SCALE = 1e-3  # the free pathway's initial scale, relative to a dense layer (the authors' RPP_SCALE)
+#: batch rows from which ``RPPLinear`` forms ``W = W_eq + W_free`` and applies it in one dense matmul instead of the
+#: two pathways apart (measured on a 2-core CPU at 384 channels, O(5) and O(3) inertia: one RPP-EMLP Adam step at
+#: batch 500 36.5 ms fused against 43.8 apart, 52.8 against 59.2; at 200 rows 18.8 / 20.2; at 64 rows the fused
+#: step is 5 % slower, since forming W costs the same at any batch)
+FUSE_ROWS = 128
 THESIS_EQUIVARIANT, THESIS_FREE = 1e5, 1.0  # the prior variances of thesis section 3.5.1
 
 
@@ -173,6 +178,8 @@ class RPPLinear(_Pathways, nn.Module):
             if self.equivariant is None:  # a layer from an empty rep (no free layer to build)
                 return x.new_zeros(*x.shape[:-1], self.rep_out.size).to(self.dtype)
             return self.equivariant(x)
+        if x.numel() >= FUSE_ROWS * x.shape[-1]:  # a large batch: one matmul by W_eq + W_free (FUSE_ROWS)
+            return F.linear(x.to(self.dtype), self.weight(), self.bias_vector())
         free = self.free(x.to(self.dtype))  # one matmul (the bias in it)
         # in place: an out-of-place add would cost a fresh (batch x out) tensor, more than the add itself on CPU
         return free if self.equivariant is None else free.add_(self.equivariant(x))
