@@ -309,11 +309,16 @@ def augment_pool(seed: int, n: int = AUGMENT_POOL) -> torch.Tensor:
 
 
 def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0, progress=None, control=None,
-                label: str = "", record_every: int | None = None, augment: bool = False) -> list:
+                label: str = "", record_every: int | None = None, augment: bool = False, objective=None) -> list:
     """Fit ``model`` to chunks ``Z`` (n, chunk_len, 12) at times ``ts`` (chunk_len,): RK4 from ``Z[:, 0]`` with
     ``settings.substeps`` steps per interval, MSE to ``Z``, Adam.  ``augment``: every chunk of a step is first
     turned by its own element of ``augment_pool`` (the whole chunk by one ``rho(g)``).  Returns the curve (one
-    record per ``record_every`` steps, each also sent to ``progress``)."""
+    record per ``record_every`` steps, each also sent to ``progress``).
+
+    ``objective(per, model)``: the backward pass of a step on another objective than the MSE, given ``per``, the
+    batch's per-chunk mean squared errors (finite ones only), e.g. a prior's summed likelihood and penalty
+    gradient (``lab.rpp.pendulum``); it fills the parameters' ``.grad`` and the step is Adam's as before.  The
+    records' ``train_mse`` stays the MSE.  Default (None): ``per.mean().backward()``, this loop's own."""
     settings.check()
     param = next(model.parameters())
     dev, dtype = param.device, param.dtype
@@ -348,7 +353,10 @@ def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0,
                     per = (pred - zb).pow(2).mean((1, 2))
             loss = per.mean()
             if torch.isfinite(loss):
-                loss.backward()
+                if objective is None:
+                    loss.backward()
+                else:
+                    objective(per, model)
                 opt.step()
             else:
                 skipped += 1

@@ -5,15 +5,25 @@ MLP, EMLP and RPP-EMLP on one regime of ``lab.rpp.tasks``: the data with an *exa
 with, an *approximate* one (the modified inertia: ``--variant thesis``, the thesis's formula as written, the
 default; ``original``, the authors' code) or a *misspecified* one (the models over SL(3), the data O(3)).  Each model
 is trained on ``--seeds`` seeds (data and weights); ``--json`` gives every seed's test MSE and equivariance error
-(under the data's declared group: O(3) for the three inertia regimes).  RPP-EMLP trains on its prior's objective
-(``--prior``: the thesis's MAP prior, variances 1e5 / 1, by default; ``runner-inertia``, ``runner-pendulum``: the
-authors' runners' weight decays), ``--prior-free`` / ``--prior-equivariant`` override a pathway's prior variance
-(``lab.rpp.train``).  ``--scale paper`` is the thesis's training (A.2.3.1: 1000 train and 1000 test points, 500
-epochs of batch 500, 3 x 384 channels, 10 seeds); the default ``small`` keeps the thesis's data, width and batch
-and trains 80 epochs (160 steps), 3 seeds: about a minute on an idle 2-core CPU (measured: one seed 23 s, start
-included, of which MLP 2.0 s, EMLP 7.0 s, RPP-EMLP 10.5 s; two to three times that while other jobs share the CPU).
-Fewer points or smaller batches were no cheaper way there: 500 points, RPP 3.6 against EMLP 1.9; batch 100,
-RPP-EMLP diverged.  The pendulum task is not there yet (issue 28's next increment).
+(under the data's declared group: O(3) for the three inertia regimes, O2eR3() for the pendulum's).  RPP-EMLP
+trains on its prior's objective (``--prior``: the thesis's MAP prior, variances 1e5 / 1, by default;
+``runner-inertia``, ``runner-pendulum``: the authors' runners' weight decays), ``--prior-free`` /
+``--prior-equivariant`` override a pathway's prior variance (``lab.rpp.train``).  ``--scale paper`` is the
+thesis's training (A.2.3.1: 1000 train and 1000 test points, 500 epochs of batch 500, 3 x 384 channels, 10 seeds);
+the default ``small`` keeps the thesis's data, width and batch and trains 80 epochs (160 steps), 3 seeds: about a
+minute on an idle 2-core CPU (measured: one seed 23 s, start included, of which MLP 2.0 s, EMLP 7.0 s, RPP-EMLP
+10.5 s; two to three times that while other jobs share the CPU).  Fewer points or smaller batches were no cheaper
+way there: 500 points, RPP 3.6 against EMLP 1.9; batch 100, RPP-EMLP diverged.
+
+``--task pendulum``: the three models as Hamiltonian networks on the double spring pendulum (``lab.rpp.pendulum``:
+chapter 2's training loop, RPP-EMLP on its prior's objective, the summed likelihood of the chunks for the
+thesis's prior); *exact* the plain pendulum, *approximate* the windy one (``--wind``: its eps, the thesis's 0.01),
+*misspecified* the models over SO(3); every equivariance error under the data's declared O2eR3().  Test MSE: the
+rollouts' MSE on held-out chunks (the thesis's test set), in float64.  ``--scale paper`` is A.2.3.1's (500 train
+and 500 test chunks, 1000 epochs of one full batch, 3 x 128 channels, 10 seeds); ``small`` chapter 2's fast data
+and width (64 chunks, 32 channels), 64 test chunks, 40 epochs, 3 seeds: about 70 s on an idle 2-core CPU (one
+seed 22 s: MLP 1.5 s, EMLP 9.5 s, RPP-EMLP 11 s; twice that while other jobs share it).  ``--variant`` is
+inertia's, ``--wind`` the pendulum's.
 
 What the fast defaults show (``tests/test_rpp_family.py`` has the numbers): on approximate inertia RPP-EMLP is *not*
 below both MLP and EMLP in the mean over seeds 0-2, with either modified inertia -- below EMLP but above the MLP on
@@ -45,23 +55,33 @@ SCALES = ("small", "paper")
 TRAIN_POINTS = {"small": 1000, "paper": 1000}
 TEST_POINTS = {"small": 1000, "paper": 1000}
 SEEDS = {"small": 3, "paper": 10}
+EPS = 0.01  # the windy pendulum's default strength (lab.rpp.tasks.EPS, spelled here: lab --help imports no torch)
 #: progress units per optimiser step of each model: its step time over the MLP's, times 2, rounded (measured on a
 #: 2-core CPU at 384 channels, O(3) inertia, batch 100 / 500: MLP 4.3 / 11.5 ms, EMLP 24 / 51 ms, RPP-EMLP 26 / 59 ms),
 #: so that the ETA holds from the first, cheap model on
 STEP_WEIGHTS = {"mlp": 2, "emlp": 9, "rpp": 10}
+#: the same for the pendulum's Hamiltonian networks, one unit an MLP step (measured on a 2-core CPU at the fast
+#: defaults, 32 channels, 64 chunks, RK4 at 0.2 s: MLP 11 ms, EMLP 198 ms, RPP-EMLP 216 ms over O2eR3(); over SO(3)
+#: EMLP 183, RPP-EMLP 200; at the paper's 128 channels, 500 chunks, RK4 at 0.1 s, noisier: MLP 0.14 s, EMLP 2.2,
+#: RPP-EMLP 3.8, over SO(3) 4.7 and 4.3)
+PENDULUM_STEP_WEIGHTS = {"mlp": 1, "emlp": 18, "rpp": 20}
 
 
 @dataclass
 class RPPConfig(Config):
     dispatch = "task"
 
-    task: str = option("inertia", "the regression or dynamics task (pendulum: not yet)", choices=TASKS)
+    task: str = option("inertia", "the regression task (inertia) or the dynamics one (pendulum: Hamiltonian "
+                                  "networks on the double spring pendulum)", choices=TASKS)
     symmetry: str = option("approximate", "the level of symmetry (thesis Figure 3.2): exact (the models' group is "
                                           "the data's), approximate (the data only nearly have it), misspecified "
-                                          "(the models' group is wrong: SL(3) for inertia)", choices=SYMMETRIES)
+                                          "(the models' group is wrong: SL(3) for inertia, SO(3) for the "
+                                          "pendulum)", choices=SYMMETRIES)
     variant: str = option("thesis", "approximate inertia: the modified inertia as the thesis writes it "
                                     "(I + 0.3 I^2 zz^T I) or as the authors' code computes it (I + 0.3 (I z) z^T)",
-                          choices=VARIANTS)
+                          choices=VARIANTS, only=("inertia",))
+    wind: float = option(EPS, "approximate pendulum: the wind's strength eps of H = H0 + eps H1 (the thesis: "
+                              "0.01; 0: no wind)", low=0, high=100, only=("pendulum",))
     models: tuple[str, ...] = option(MODELS, "comma list of mlp, emlp, rpp", choices=MODELS)
     prior: str = option("thesis", "RPP-EMLP's objective: thesis (MAP, summed NLL + Gaussian priors 1e5 / 1) or "
                                   "the authors' runners' weight decays on a mean loss", choices=PRIOR_NAMES)
@@ -74,10 +94,14 @@ class RPPConfig(Config):
     seeds: int | None = option(None, "seeds per model (default: small 3, paper 10, the thesis's trials)", low=1,
                                high=100)
     seed: int = option(0, "first seed (data and weights)", low=0)
-    size: int | None = option(None, "training points (default 1000, the thesis's)", low=2, high=10_000_000)
-    test: int | None = option(None, "test points (default 1000)", low=1, high=10_000_000)
-    epochs: int | None = option(None, "epochs (default: small 80, paper 500)", low=1, high=1_000_000)
-    channels: int | None = option(None, "hidden channels (default 384, the thesis's)", low=1, high=8192)
+    size: int | None = option(None, "training points (inertia: 1000, the thesis's) or chunks (pendulum: small 64, "
+                                    "paper 500)", low=2, high=10_000_000)
+    test: int | None = option(None, "test points (inertia: 1000) or chunks (pendulum: small 64, paper 500)", low=1,
+                              high=10_000_000)
+    epochs: int | None = option(None, "epochs (inertia: small 80, paper 500; pendulum: small 40, paper 1000)", low=1,
+                                high=1_000_000)
+    channels: int | None = option(None, "hidden channels (inertia: 384, the thesis's; pendulum: small 32, paper "
+                                        "128)", low=1, high=8192)
     layers: int | None = option(None, "hidden layers (default 3)", low=1, high=64)
     batch: int | None = option(None, "batch size (default 500)", low=1, high=1_000_000)
     lr: float = option(3e-3, "Adam learning rate", low=0, positive=True)
@@ -88,12 +112,11 @@ class RPPConfig(Config):
         from ..rpp.train import objective
 
         self.device = check_device_name(self.device)
-        if self.task == "pendulum":
-            raise ConfigError("lab rpp --task pendulum is not there yet (issue 28's next increment): use --task "
-                              "inertia")
         if self.variant != "thesis" and self.symmetry != "approximate":
             raise ConfigError(f"variant applies to --symmetry approximate only, not to {self.symmetry} (leave it "
                               f"out)")
+        if self.wind != EPS and self.symmetry != "approximate":
+            raise ConfigError(f"wind applies to --symmetry approximate only, not to {self.symmetry} (leave it out)")
         if "rpp" in self.models:
             objective(self.prior, self.prior_equivariant, self.prior_free)  # both 0: a LabError before any work
         elif (self.prior, self.prior_free, self.prior_equivariant) != ("thesis", None, None):
@@ -106,16 +129,43 @@ class RPPConfig(Config):
         """The ``lab.rpp.tasks.Regime`` these settings train on."""
         from ..rpp import regime
 
-        approximate_inertia = (self.task, self.symmetry) == ("inertia", "approximate")
-        return regime(self.task, self.symmetry, variant=self.variant if approximate_inertia else None)
+        approximate = self.symmetry == "approximate"
+        pendulum = self.task == "pendulum"
+        return regime(self.task, self.symmetry, variant=self.variant if approximate and not pendulum else None,
+                      eps=self.wind if approximate and pendulum else None)
 
     @property
     def train_points(self) -> int:
+        """Training points (inertia) or chunks (pendulum)."""
+        if self.task == "pendulum":
+            return self.pendulum_settings().train
         return self.size if self.size is not None else TRAIN_POINTS[self.scale]
 
     @property
     def test_points(self) -> int:
+        if self.task == "pendulum":
+            return self.pendulum_settings().test
         return self.test if self.test is not None else TEST_POINTS[self.scale]
+
+    def pendulum_settings(self):
+        """The pendulum's ``lab.emlp.dynamics.DynamicsSettings``: ``lab.rpp.pendulum``'s ``SMALL`` or ``PAPER`` with
+        this config's overrides."""
+        from ..rpp.pendulum import PAPER, SMALL
+
+        base = PAPER if self.scale == "paper" else SMALL
+        over = {k: v for k, v in (("train", self.size), ("test", self.test), ("epochs", self.epochs),
+                                  ("channels", self.channels), ("layers", self.layers), ("batch", self.batch))
+                if v is not None}
+        return replace(base, lr=self.lr, **over)
+
+    def steps_per_model(self) -> int:
+        """Optimiser steps of one model on one seed."""
+        if self.task == "pendulum":
+            return self.pendulum_settings().steps()
+        return self.schedule().steps(self.train_points)
+
+    def step_weights(self) -> dict:
+        return PENDULUM_STEP_WEIGHTS if self.task == "pendulum" else STEP_WEIGHTS
 
     @property
     def seed_count(self) -> int:
@@ -131,15 +181,16 @@ class RPPConfig(Config):
 
     def total_steps(self) -> int:
         """Optimiser steps of the whole run, exact."""
-        return len(self.models) * self.seed_count * self.schedule().steps(self.train_points)
+        return len(self.models) * self.seed_count * self.steps_per_model()
 
     def total_work(self) -> int:
-        """Progress units of the whole run: every model's steps times its ``STEP_WEIGHTS``."""
-        steps = self.schedule().steps(self.train_points)
-        return self.seed_count * steps * sum(STEP_WEIGHTS[m] for m in self.models)
+        """Progress units of the whole run: every model's steps times its step weight (``STEP_WEIGHTS``, the
+        pendulum's ``PENDULUM_STEP_WEIGHTS``)."""
+        weights = self.step_weights()
+        return self.seed_count * self.steps_per_model() * sum(weights[m] for m in self.models)
 
     def data_bytes(self) -> int:
-        """Bytes the data of one seed take to make (``RegressionTask.cost``)."""
+        """Bytes the data of one seed take to make (``RegressionTask.cost``, ``DoubleSpringPendulum.cost``)."""
         return self.regime().data.cost(self.train_points + self.test_points)
 
 
@@ -167,9 +218,12 @@ def run(config: RPPConfig, progress=None, control=None) -> RPPResult:
     reg = config.regime()
     task = reg.data
     device = pick_device(config.device)
-    schedule = config.schedule()
+    pendulum = config.task == "pendulum"
+    schedule = None if pendulum else config.schedule()
+    settings = config.pendulum_settings() if pendulum else None
     n, seeds = config.train_points, config.seed_count
-    steps = schedule.steps(n)
+    steps = config.steps_per_model()
+    weights = config.step_weights()
     total, done = config.total_work(), 0
     result = RPPResult(config, reg.name, reg.group, task.group, float("nan"))
     emit({"kind": "started", "task": config.task, "symmetry": config.symmetry, "regime": reg.name,
@@ -183,20 +237,28 @@ def run(config: RPPConfig, progress=None, control=None) -> RPPResult:
         for s in range(seeds):
             seed = config.seed + s
             checkpoint(control)
-            Xtr, Ytr = task.make(n, seed=2 * seed)
-            Xte, Yte = task.make(config.test_points, seed=2 * seed + 1)
+            if pendulum:
+                from ..rpp.pendulum import pendulum_chunks
+
+                data = pendulum_chunks(task, settings, seed=seed, control=control)
+            else:
+                data = (*task.make(n, seed=2 * seed), *task.make(config.test_points, seed=2 * seed + 1))
             for model in config.models:
-                w = STEP_WEIGHTS[model]
+                w = weights[model]
 
                 def relay(row, base=done, model=model, seed=seed, w=w):
                     emit(row | {"seed": seed})
                     emit(progress_record(base + w * round(row["epoch"] / row["epochs"] * steps), total,
                                          f"{model} (seed {seed}): epoch {row['epoch']}/{row['epochs']}"))
 
-                out = train_model(model, reg, (Xtr, Ytr, Xte, Yte), schedule, seed=seed, device=device,
-                                  progress=relay, control=control, record_every=max(1, schedule.epochs(n) // 20),
-                                  prior=config.prior, prior_equivariant=config.prior_equivariant,
-                                  prior_free=config.prior_free)
+                kw = dict(seed=seed, device=device, progress=relay, control=control, prior=config.prior,
+                          prior_equivariant=config.prior_equivariant, prior_free=config.prior_free)
+                if pendulum:
+                    from ..rpp.pendulum import train as train_pendulum
+
+                    out = train_pendulum(model, reg, data, settings, record_every=max(1, steps // 20), **kw)
+                else:
+                    out = train_model(model, reg, data, schedule, record_every=max(1, schedule.epochs(n) // 20), **kw)
                 out.pop("net")
                 done += w * steps
                 row = {k: v for k, v in out.items() if k != "curve"} | {"seed": seed}
@@ -211,32 +273,44 @@ def run(config: RPPConfig, progress=None, control=None) -> RPPResult:
 def summary(result: RPPResult) -> dict:
     """``{"task", "symmetry", "models": {name: {"test_mse": [one per seed], "equivariance_error": [one per seed],
     "train_mse": [...]}}}`` (the ``lab rpp --json`` object; RPP-EMLP also ``free_fraction``, the mean
-    ``|W_free| / |W|`` of its linear layers, per seed), plus ``regime``, ``variant`` (approximate inertia, else
-    None), ``group`` (the models'), ``data_group`` (the equivariance errors' group), ``target_symmetry_error`` (of
-    the targets alone under the models' group), ``prior``, ``scale``, ``size``, ``seeds``, ``status``."""
+    ``|W_free| / |W|`` of its linear layers, per seed; the pendulum's models also ``rollout_error``), plus
+    ``regime``, ``variant`` (approximate inertia, else None), ``wind`` (approximate pendulum: eps, else None),
+    ``group`` (the models'), ``data_group`` (the equivariance errors' group), ``target_symmetry_error`` (of the
+    targets alone under the models' group), ``prior``, ``scale``, ``size`` (training points or chunks), ``test``,
+    ``epochs``, ``seeds``, ``status``."""
     cfg = result.config
+    pendulum = cfg.task == "pendulum"
     models = {}
     for m in cfg.models:
         rows = sorted((r for r in result.rows if r["model"] == m), key=lambda r: r["seed"])
         models[m] = {k: [r[k] for r in rows] for k in ("test_mse", "equivariance_error", "train_mse")}
+        if pendulum:
+            models[m]["rollout_error"] = [r["rollout_error"] for r in rows]
         if m == "rpp":
             models[m]["free_fraction"] = [r["free_fraction"] for r in rows]
     tse = result.target_symmetry_error
+    approximate = cfg.symmetry == "approximate"
+    epochs = cfg.pendulum_settings().epochs if pendulum else cfg.schedule().epochs(cfg.train_points)
     return {"task": cfg.task, "symmetry": cfg.symmetry, "regime": result.regime,
-            "variant": cfg.variant if cfg.symmetry == "approximate" else None, "group": result.group,
+            "variant": cfg.variant if approximate and not pendulum else None,
+            "wind": cfg.wind if approximate and pendulum else None, "group": result.group,
             "data_group": result.data_group, "target_symmetry_error": None if tse != tse else tse,
             "prior": cfg.prior, "prior_free": cfg.prior_free, "prior_equivariant": cfg.prior_equivariant,
-            "scale": cfg.scale, "size": cfg.train_points, "seeds": cfg.seed_count, "seed_list":
+            "scale": cfg.scale, "size": cfg.train_points, "test": cfg.test_points, "epochs": epochs,
+            "seeds": cfg.seed_count, "seed_list":
             sorted({r["seed"] for r in result.rows}), "status": result.status, "models": models}
 
 
 def text(result: RPPResult) -> str:
     s = summary(result)
     variant = f" ({s['variant']} variant)" if s["variant"] else ""
+    if s["wind"] is not None:
+        variant = f" (wind eps = {s['wind']:g})"
     tse = s["target_symmetry_error"]
+    what = "chunks (Hamiltonian networks)" if s["task"] == "pendulum" else "points"
     lines = [f"{s['regime']}{variant}: models over {s['group']}"
              + (f" (the targets' own equivariance error under it: {tse:.2g})" if tse is not None else ""),
-             f"{s['size']} training points; test MSE per seed, equivariance error under the data's declared group "
+             f"{s['size']} training {what}; test MSE per seed, equivariance error under the data's declared group "
              f"{s['data_group']} (worst over seeds); {s['status']}",
              f"{'model':<7}{'mean':>12}" + "".join(f"{'seed ' + str(k):>12}" for k in s["seed_list"])
              + f"{'equiv. err':>12}"]
