@@ -158,3 +158,25 @@ def test_the_default_wind_is_the_thesis_eps():
 def test_bad_input_is_one_line_and_exit_2(args, words):
     res = _lab("rpp", *args, "--no-save")
     assert res.returncode == 2 and words in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_prior_wind_grid_rows():
+    """The priors-against-the-wind study: one row per (wind, variance); the wind's own symmetry breaking grows with
+    eps; a variance of 0 keeps the model exactly O2eR3()-invariant whatever the wind."""
+    from lab.errors import LabError
+    from lab.rpp.pendulum import prior_wind_grid
+
+    s = DynamicsSettings(train=4, test=2, epochs=1, channels=8, layers=1)
+    records = []
+    rows = prior_wind_grid(winds=(0.0, 0.05), prior_free=(0.0, 1.0), settings=s, progress=records.append)
+    assert [(r["wind"], r["prior_free"]) for r in rows] == [(0.0, 0.0), (0.0, 1.0), (0.05, 0.0), (0.05, 1.0)]
+    assert rows[0]["target_symmetry_error"] < 1e-12 < 0.01 < rows[2]["target_symmetry_error"]
+    assert rows[2]["equivariance_error"] < 1e-5 < rows[3]["equivariance_error"]
+    assert rows[2]["free_fraction"] == 0 < rows[3]["free_fraction"]
+    assert all(r["test_mse"] > 0 for r in rows) and len([r for r in records if r["kind"] == "cell"]) == 4
+    records.clear()
+    with pytest.raises(LabError):
+        prior_wind_grid(winds=(float("nan"),), settings=s, progress=records.append)
+    with pytest.raises(LabError):
+        prior_wind_grid(prior_free=(-1.0,), settings=s, progress=records.append)
+    assert records == []
