@@ -237,9 +237,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                          for m in models])
         self._offset, self._unit, self._unit_epochs = 0, None, 0
         self._log_words(TEST_LOG)
-        fig, self._panels = regimes_figure(config.task, groups=regime_groups(config.task))
-        self._figure.object = fig
-        self._task_shown = config.task
+        fig = self._task_figure(config.task)
         self._live_regime = config.symmetry if live else None
         self._sources_note = {}
         if live:
@@ -247,17 +245,28 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             show_regime(self._panels[config.symmetry], {}, note="training: a box appears as each model finishes "
                                                                 "a seed")
         self._show_saved(skip=self._live_regime)
+        if fig is not None:
+            self._figure.object = fig
         self._table.object = pd.DataFrame()
+
+    def _task_figure(self, task: str):
+        """Figure 3.2's panels for ``task``: the figure shown when it is that task's (its panels are refilled in
+        place), else a new one, returned for the caller to show once its panels are filled (a figure is handed to
+        the page whole, never filled after it is sent)."""
+        if task == getattr(self, "_task_shown", None):
+            return None
+        fig, self._panels = regimes_figure(task, groups=regime_groups(task))
+        self._task_shown = task
+        return fig
 
     def _idle_redraw(self) -> None:
         """A new task chosen while nothing runs: its figure from its saved runs (the log and table stay)."""
         if self.runner.busy or getattr(self, "_restoring", False) or self.task == getattr(self, "_task_shown", None):
             return
-        fig, self._panels = regimes_figure(self.task, groups=regime_groups(self.task))
-        self._figure.object = fig
-        self._task_shown = self.task
+        fig = self._task_figure(self.task)
         self._live_regime, self._sources_note = None, {}
         self._show_saved()
+        self._figure.object = fig
 
     def _check_task(self) -> None:
         """A task chosen that the settings refuse (the pendulum, until ``lab rpp`` has it) says so at once, inline,
