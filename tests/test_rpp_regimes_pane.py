@@ -133,7 +133,10 @@ def test_load_restores_the_controls_and_the_boxes(saved_exact):
     pane.__panel__().get_root(Document())
     pane.param.update(symmetry="misspecified", channels=8, seeds=5)
     assert pane._saved.value == str(path) and not pane._load_b.disabled
+    shown = pane._figure.object
     assert pane.load(pane._saved.value, wait=True)
+    # a new figure, filled before it is shown (a figure on the page is changed by the periodic callback only)
+    assert pane._figure.object is not shown
     assert pane.symmetry == "exact" and pane.channels == 16 and pane.seeds == 2 and pane.epochs == 2
     assert list(pane.models) == ["mlp", "emlp", "rpp"]
     drawn = _drawn(pane._panels["exact"])

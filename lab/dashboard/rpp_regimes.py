@@ -231,12 +231,12 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """A fresh log and Figure 3.2 for ``config``'s task: its regime's panel kept for the run (``live``: it
         fills as the run goes), the others from the latest saved runs."""
         models = list(config.models)
+        self.live.relabel("rpp-log", **TEST_LOG)  # the figures reset builds (none on the page is changed here)
         self.live.colours.update({unit_name(m, s): MODEL_COLOURS.get(m, "#333333")
                                   for m in models for s in range(config.seed, config.seed + config.seed_count)})
         self.live.reset([unit_name(m, s) for s in range(config.seed, config.seed + config.seed_count)
                          for m in models])
         self._offset, self._unit, self._unit_epochs = 0, None, 0
-        self._log_words(TEST_LOG)
         fig = self._task_figure(config.task)
         self._live_regime = config.symmetry if live else None
         self._sources_note = {}
@@ -245,16 +245,18 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             show_regime(self._panels[config.symmetry], {}, note="training: a box appears as each model finishes "
                                                                 "a seed")
         self._show_saved(skip=self._live_regime)
-        if fig is not None:
-            self._figure.object = fig
+        self._figure.object = fig
         self._table.object = pd.DataFrame()
 
     def _task_figure(self, task: str):
-        """Figure 3.2's panels for ``task``: the figure shown when it is that task's (its panels are refilled in
-        place), else a new one, returned for the caller to show once its panels are filled (a figure is handed to
-        the page whole, never filled after it is sent)."""
-        if task == getattr(self, "_task_shown", None):
-            return None
+        """A new Figure 3.2 for ``task`` (its panels in ``_panels``), for the caller to fill and then show.
+
+        A figure is filled before it is handed to the page and never changed by a button's or a setting's callback
+        after that: Panel runs those with the document unlocked (``panel.io.document.unlocked``: changes held,
+        dispatched afterwards), and there a change to a Bokeh model already on the page was seen, in the browser,
+        to fail now and then ("_pending_writes should be non-None when we have a document lock") or not to reach
+        the page at all.  Once shown, only the runner's periodic callback (the document locked) fills its panels,
+        as the chapter-2 view's figures are built anew and streamed to."""
         fig, self._panels = regimes_figure(task, groups=regime_groups(task))
         self._task_shown = task
         return fig
@@ -384,7 +386,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _log_words(self, words: dict) -> None:
         """The log's words for what its records carry (test MSE, or a task's training loss), in the figure shown
-        and in those the next runs build."""
+        and in those the next runs build (called from the runner's messages only: the document is locked)."""
         if self.live.plots["rpp-log"].ylabel == words["ylabel"]:
             return
         self.live.relabel("rpp-log", **words)
