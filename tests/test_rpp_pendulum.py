@@ -112,6 +112,7 @@ def test_the_json_contract(tmp_path):
     assert max(out["models"]["emlp"]["equivariance_error"]) < 1e-5 < min(out["models"]["mlp"]["equivariance_error"])
     assert out["group"] == out["data_group"] == "O2eR3()" and out["target_symmetry_error"] > 0.01  # the wind
     assert len(out["models"]["rpp"]["free_fraction"]) == 2
+    assert len(out["still_mse"]) == 2 and all(x > 0 for x in out["still_mse"])  # the no-motion baseline per seed
     saved = FAMILY.load(next(tmp_path.glob("*/config.json")).parent)
     assert saved.meta["summary"]["models"]["rpp"]["test_mse"] == out["models"]["rpp"]["test_mse"]
     assert sorted(saved.results["seed"]) == [0, 0, 0, 1, 1, 1]
@@ -180,3 +181,16 @@ def test_prior_wind_grid_rows():
     with pytest.raises(LabError):
         prior_wind_grid(prior_free=(-1.0,), settings=s, progress=records.append)
     assert records == []
+
+
+def test_the_runners_weight_decay_on_the_pendulum():
+    """``--prior runner-pendulum``: the MSE plus decays 1e-4 / 1; a prior_free variance becomes the decay of the same
+    MAP objective over N x chunk_len x 12 squared errors."""
+    from lab.nn.rpp import WeightDecay
+    from lab.rpp import objective
+
+    cfg = RPPConfig(task="pendulum", symmetry="exact", models=("rpp",), prior="runner-pendulum", seeds=1, **TINY)
+    out = FAMILY.summary(FAMILY.run(cfg))
+    assert out["prior"] == "runner-pendulum" and 0 < out["models"]["rpp"]["free_fraction"][0] < 1
+    obj, variances = objective("runner-pendulum", prior_free=2.0, n_data=8, d_out=60)
+    assert isinstance(obj, WeightDecay) and obj.free == pytest.approx(1 / (2 * 8 * 60 * 2.0))

@@ -275,6 +275,7 @@ def summary(result: RPPResult) -> dict:
     "train_mse": [...]}}}`` (the ``lab rpp --json`` object; RPP-EMLP also ``free_fraction``, the mean
     ``|W_free| / |W|`` of its linear layers, per seed; the pendulum's models also ``rollout_error``), plus
     ``regime``, ``variant`` (approximate inertia, else None), ``wind`` (approximate pendulum: eps, else None),
+    ``still_mse`` (the pendulum, per seed: the test MSE of predicting no motion, ``lab.rpp.pendulum``; else None),
     ``group`` (the models'), ``data_group`` (the equivariance errors' group), ``target_symmetry_error`` (of the
     targets alone under the models' group), ``prior``, ``scale``, ``size`` (training points or chunks), ``test``,
     ``epochs``, ``seeds``, ``status``."""
@@ -293,7 +294,9 @@ def summary(result: RPPResult) -> dict:
     epochs = cfg.pendulum_settings().epochs if pendulum else cfg.schedule().epochs(cfg.train_points)
     return {"task": cfg.task, "symmetry": cfg.symmetry, "regime": result.regime,
             "variant": cfg.variant if approximate and not pendulum else None,
-            "wind": cfg.wind if approximate and pendulum else None, "group": result.group,
+            "wind": cfg.wind if approximate and pendulum else None,
+            "still_mse": [v for _, v in sorted({r["seed"]: r["still_mse"] for r in result.rows}.items())]
+            if pendulum else None, "group": result.group,
             "data_group": result.data_group, "target_symmetry_error": None if tse != tse else tse,
             "prior": cfg.prior, "prior_free": cfg.prior_free, "prior_equivariant": cfg.prior_equivariant,
             "scale": cfg.scale, "size": cfg.train_points, "test": cfg.test_points, "epochs": epochs,
@@ -320,6 +323,10 @@ def text(result: RPPResult) -> str:
         worst = max(v["equivariance_error"]) if v["equivariance_error"] else None
         cells = [mean, *vals, worst]
         lines.append(f"{m:<7}" + "".join(f"{x:>12.3g}" if x is not None else f"{'-':>12}" for x in cells))
+    if s["still_mse"]:
+        still = s["still_mse"]
+        lines.append(f"{'still':<7}" + "".join(f"{x:>12.3g}" for x in (sum(still) / len(still), *still))
+                     + "  (predicting no motion)")
     if s["models"].get("rpp", {}).get("free_fraction"):
         ff = s["models"]["rpp"]["free_fraction"]
         lines.append(f"rpp free fraction |W_free|/|W| (prior {s['prior']}): " + ", ".join(f"{x:.3g}" for x in ff))

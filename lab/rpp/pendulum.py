@@ -29,7 +29,9 @@ RK4 through it costs four times more per nested field evaluation (measured at 32
 Reported per model (``train``): ``test_mse`` -- the thesis's test set is chunks, so it is the MSE of the model's
 rollout over the held-out test chunks' 5 times from their first states (every point, the first included, as the
 training loss), computed by ``lab.emlp.dynamics.evaluate`` (a float64 copy, adaptive Dormand-Prince at the
-task's tolerance 2e-6) on the chunk times; ``train_mse`` the same on the training chunks; ``rollout_error``
+task's tolerance 2e-6) on the chunk times; ``still_mse`` the same for a model that predicts no motion (each
+chunk's first state held: the number a model must beat to have learned anything); ``train_mse`` the MSE on the
+training chunks; ``rollout_error``
 (``evaluate``'s relative state error over the test chunks); ``equivariance_error`` under the data's declared
 group ``O2eR3()`` (``lab.emlp.dynamics._equivariance``: the Hamiltonian network, for RPP the whole net, on up to 64
 test states); for RPP ``free_fractions`` / ``free_fraction``; ``curve``, the training records (``kind="epoch"``
@@ -161,7 +163,8 @@ def train(model: str, regime, data, settings: DynamicsSettings = SMALL, seed: in
     if model == "rpp":
         fractions = [float(f) for f in net.net.free_fractions()]
         extra = {"free_fractions": fractions, "free_fraction": float(np.mean(fractions)), "prior": prior}
-    return {"model": model, "size": len(Z), "train_mse": fit["mse"], "test_mse": test["mse"],
+    still = float(np.mean((np.asarray(Zt, dtype=np.float64) - np.asarray(Zt, dtype=np.float64)[:, :1]) ** 2))
+    return {"model": model, "size": len(Z), "train_mse": fit["mse"], "test_mse": test["mse"], "still_mse": still,
             "rollout_error": test["rollout_error"], "integrator": test["integrator"], "equivariance_error": eq,
             "skipped_steps": curve[-1]["skipped"] if curve else 0,
             "dropped_chunks": curve[-1]["dropped"] if curve else 0, "scale": scale,
