@@ -1,0 +1,27 @@
+"""The equivariance meter: how equivariant is a torch model, and which layer breaks it (thesis chapter 4).
+
+* ``ImageTransform``, ``TRANSFORMS``, ``INTERPOLATIONS``, ``PADDINGS`` -- differentiable one-parameter image
+  transformations (translations in pixels, rotation in radians, scale, shear, hyperbolic rotation, stretch,
+  brightening) by resampling (``lab.meter.transforms``);
+* ``lie_derivative``, ``lee``, ``lee_per_input`` -- ``L_X f(x)`` and the local equivariance error
+  ``E_x |L_X f(x)|^2 / dim(out)`` (eq. 4.4) of any model on images, by forward-mode autodiff (``lab.meter.lie``);
+* ``generator_lie_derivatives``, ``generator_lee``, ``discrete_equivariance_errors`` -- the same for the engine's
+  groups and reps: one Lie derivative per Lie-algebra generator, and the relative error over sampled elements for
+  finite groups (``lab.meter.lie``);
+* ``layerwise_lie_derivative``, ``probe_norms`` -- the layer-wise decomposition ``L_X f = sum_i C_i`` (eq. 4.6) with
+  forward hooks on any ``nn.Module``, and the thesis's Gaussian-probe estimates of ``|C_i|`` (``lab.meter.layerwise``).
+
+A science package: torch and numpy, no UI; bad input raises ``MeterError`` (a ``LabError``).
+"""
+from .layerwise import Decomposition, LayerContribution, ProbeNorm, layerwise_lie_derivative, probe_norms, \
+    select_modules
+from .lie import (METHODS, OUTPUTS, discrete_equivariance_errors, generator_lee, generator_lie_derivatives, jvp,
+                  lee, lee_per_input, lie_derivative)
+from .transforms import (DEFAULT_INTERPOLATION, DEFAULT_PADDING, INTERPOLATIONS, PADDINGS, THESIS_SETTING,
+                         TRANSFORMS, UNITS, ImageTransform, MeterError)
+
+__all__ = ["ImageTransform", "MeterError", "TRANSFORMS", "INTERPOLATIONS", "PADDINGS", "DEFAULT_INTERPOLATION",
+           "DEFAULT_PADDING", "THESIS_SETTING", "UNITS", "METHODS", "OUTPUTS", "jvp", "lie_derivative", "lee",
+           "lee_per_input", "generator_lie_derivatives", "generator_lee", "discrete_equivariance_errors",
+           "layerwise_lie_derivative", "probe_norms", "select_modules", "Decomposition", "LayerContribution",
+           "ProbeNorm"]
