@@ -18,8 +18,9 @@ the default ``"auto"`` tries it first): one forward pass carries the tangent, wh
 transformations are written so that forward mode goes through them (``grid_sample`` has no forward-mode rule in
 this torch).  A model whose own operations lack forward-mode rules (EMLP's bilinear layer: a custom
 ``autograd.Function`` without ``jvp``) goes, under ``"auto"`` or always with ``method="double-backward"``, by
-``J v = d/du <u, vjp(u)> v``: two reverse passes, the trick the thesis's code uses (Figure 4.3, ``torch.autograd.functional.jvp``); both agree to
-rounding (tested).  Models are evaluated in whatever mode they are in (``model.eval()`` first for BatchNorm/dropout).
+``J v = d/du <u, vjp(u)> v``: two reverse passes, the trick the thesis's code uses (Figure 4.3,
+``torch.autograd.functional.jvp``); both agree to rounding (tested).  Models are evaluated in whatever mode they
+are in (``model.eval()`` first for BatchNorm and dropout).
 
 >>> import torch
 >>> from lab.meter.transforms import ImageTransform
