@@ -4,8 +4,8 @@ What is measured (thesis chapter 4; ``lab.meter`` does the calculus):
 
 * per Lie-algebra generator ``A`` (continuous groups): the Lie derivative ``L_A f(x) = J_f(x) drho_in(A) x -
   drho_out(A) f(x)`` (``lab.meter.generator_lie_derivatives``, forward mode or double backward), made relative:
-  ``|L_A f| / (|drho_in(A) x| |J_f(x) u| + |drho_out(A) f(x)|)``, norms summed over the batch, with ``u`` a random
-  unit input direction per input.  The denominator is what the two terms of ``L_A f`` would be for a generic
+  ``rms(L_A f) / max(rms(|drho_in(A) x| |J_f(x) u| + |drho_out(A) f(x)|), rms(drho_in(A) x))`` over the batch,
+  with ``u`` a random unit input direction per input.  The denominator is what the two terms of ``L_A f`` would be for a generic
   function of the same sensitivity (``|J u|`` per unit input change), so the ratio is 0 for an equivariant model
   and of order one for a generic one, whatever the scale of the inputs, the outputs or the generator -- also for an
   invariant output, where ``drho_out(A) = 0`` and a plain ``|L| / |f|`` would have no reference.  The meter's LEE
@@ -40,6 +40,7 @@ Models run in eval mode (restored afterwards), so dropout and batch statistics d
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -134,10 +135,13 @@ def _cond(m) -> float:
     return float(np.linalg.cond(m)) if m.size else 1.0
 
 
-def _relerr(a: torch.Tensor, b: torch.Tensor) -> float:
-    """RelErr (eq. 3.3) with Frobenius norms over the batch: in [0, 1], 0 when both are 0."""
-    num = float(torch.linalg.vector_norm(a - b))
-    den = float(torch.linalg.vector_norm(a)) + float(torch.linalg.vector_norm(b))
+def _rms(t: torch.Tensor) -> float:
+    return float(t.abs().pow(2).mean().sqrt()) if t.numel() else 0.0
+
+
+def _relerr(a: torch.Tensor, b: torch.Tensor, floor: float) -> float:
+    """RelErr (eq. 3.3) as rms over the batch, ``rms(a - b) / max(rms(a) + rms(b), floor)``: in [0, 1]."""
+    num, den = _rms(a - b), max(_rms(a) + _rms(b), floor)
     return num / den if den > 0 else (0.0 if num == 0 else float("inf"))
 
 
@@ -271,6 +275,7 @@ def _elements(model, group, rep_in, rep_out, x, samples, rng, tol, layers, layer
     hooked = layers and isinstance(model, nn.Module)
     rec = _Recorder(model, group, rep_in, layer_reps) if hooked else None
     worst: dict[int, tuple[float, float]] = {}  # call index -> (error, tolerance) at the worst ratio
+    floor = _rms(x)  # outputs far smaller than the inputs are compared with the inputs' scale (module docstring)
     with torch.no_grad(), (rec if rec is not None else _Null()):
         if rec is not None:
             rec.start(x, resolve=True)
@@ -287,7 +292,7 @@ def _elements(model, group, rep_in, rep_out, x, samples, rng, tol, layers, layer
             fgx = model(x @ _matrix(Rin, x).T)
             gfx = fx @ _matrix(rep_out.rho(g), fx).T
             cond = max(cond_in, _cond(rep_out.rho(g)))
-            result.per_element.append(ElementCheck(label, _relerr(fgx, gfx), tol(cond), cond=cond_in))
+            result.per_element.append(ElementCheck(label, _relerr(fgx, gfx, floor), tol(cond), cond=cond_in))
             if rec is None:
                 continue
             if len(rec.calls) != len(base_calls):
@@ -297,7 +302,7 @@ def _elements(model, group, rep_in, rep_out, x, samples, rng, tol, layers, layer
                 if rep is None or out is None or out_g is None:
                     continue
                 R = rep.rho(g)
-                e, t = _relerr(out_g, out @ _matrix(R, out).T), tol(max(cond_in, _cond(R)))
+                e, t = _relerr(out_g, out @ _matrix(R, out).T, floor), tol(max(cond_in, _cond(R)))
                 if k not in worst or e / max(t, 1e-300) > worst[k][0] / max(worst[k][1], 1e-300):
                     worst[k] = (e, t)
     for k, (name, cls, _, rep, source) in enumerate(base_calls):
@@ -323,11 +328,13 @@ def _generators(model, group, rep_in, rep_out, x, rng, base, method, result):
     except MeterError as err:
         raise AuditError(str(err)) from None
     sens = torch.linalg.vector_norm(Ju.detach(), dim=-1)  # |J u| per input, |u| = 1
+    d_out = max(int(fx.shape[-1]), 1)
     for i, A in enumerate(group.lie):
-        din = torch.linalg.vector_norm(x @ _matrix(rep_in.drho(A), x).T, dim=-1)
+        dx = x @ _matrix(rep_in.drho(A), x).T
+        din = torch.linalg.vector_norm(dx, dim=-1)
         dout = torch.linalg.vector_norm(fx.detach() @ _matrix(rep_out.drho(A), fx).T, dim=-1)
         Li = L[i].detach()
-        num = float(torch.linalg.vector_norm(Li))
-        den = float(torch.linalg.vector_norm(din * sens + dout))
+        num = _rms(Li)
+        den = max(float(torch.linalg.vector_norm(din * sens + dout)) / math.sqrt(Li.shape[0] * d_out), _rms(dx))
         err = num / den if den > 0 else (0.0 if num == 0 else float("inf"))
         result.per_generator.append(GeneratorCheck(f"A{i}", err, base, lee=float(Li.abs().pow(2).mean())))
