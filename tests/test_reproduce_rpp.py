@@ -23,8 +23,9 @@ def _results(rpp=None):
     return out
 
 
-NULLS = {("inertia", "exact"): [3.1, 3.0, 3.3], ("inertia", "approximate"): [4.1, 4.0, 3.8],
-         ("inertia", "misspecified"): [3.1, 3.0, 3.3]}
+NULLS = {("inertia", "exact"): {"mlp": [3.1, 3.0, 3.3]},  # an MLP where the EMLP should win
+         ("inertia", "approximate"): {"mlp": [4.1, 4.0, 3.8], "emlp": [2.9, 3.1, 3.0]},
+         ("inertia", "misspecified"): {"emlp": [8.8, 9.1, 8.0]}}  # the wrong group's EMLP where the MLP should win
 
 
 def test_the_claim_is_registered_and_listed(capsys):
@@ -64,14 +65,20 @@ def test_the_pattern_holds_and_the_null_fails():
     assert out.holds is True and out.null.holds is False
     assert out.measured["inertia exact"] == pytest.approx(0.07 / 0.06, rel=1e-3)
     assert out.null.measured["inertia exact"] == pytest.approx(3.1 / 0.06, rel=1e-3)  # the MLP: far above EMLP
-    assert out.settings["parts the null meets too"] == ["inertia misspecified"]  # an MLP there is the better model
-    assert "inertia misspecified" in out.note and "cannot tell" in out.note
+    assert out.null.measured["inertia misspecified"] == pytest.approx(8.8 / 3.0, rel=1e-3)  # SL(3): far above MLP
+    assert out.null.measured["inertia approximate"] == pytest.approx(3.0 / 3.0)  # the closer: the null EMLP
+    assert out.settings["parts the null meets too"] == [] and "cannot tell" not in out.note
+    blind = rc.assess(_results(), NULLS | {("inertia", "exact"): {"mlp": [0.07, 0.06, 0.07]}}, {"seeds": 3})
+    assert blind.settings["parts the null meets too"] == ["inertia exact"] and "cannot tell" in blind.note
+    assert blind.null.holds is False  # the other parts still fail it
     kinds = [e["kind"] for e in out.evidence]
     assert kinds[0] == "boxes" and set(out.evidence[0]["panels"]) == {
         "exact (inertia, models over O(3))", "approximate (inertia, models over O(3))",
         "misspecified (inertia, models over SL(3))"}
     assert list(out.evidence[0]["panels"]["exact (inertia, models over O(3))"]) == ["MLP", "EMLP", "RPP-EMLP",
-                                                                                     rc.NULL_NAME]
+                                                                                     "MLP, null"]
+    assert list(out.evidence[0]["panels"]["approximate (inertia, models over O(3))"])[-2:] == ["MLP, null",
+                                                                                               "EMLP, null"]
 
 
 @pytest.mark.parametrize("rpp, failing", [
@@ -92,7 +99,7 @@ def test_on_par_is_a_margin_and_approximate_is_strict():
 
 def test_the_quick_run(tmp_path):
     """Inertia's three regimes at the quick settings: every model and the null trained, the boxes in the evidence,
-    and the null fails (it cannot be below both models where the symmetry is approximate).  The verdict itself
+    and the null fails (the SL(3) EMLP far behind the MLP where the symmetry is misspecified).  The verdict itself
     is whatever the quick settings give (reported by ``lab reproduce``), not asserted."""
     from lab.reproduce import Profile, load_claims
 
@@ -100,8 +107,9 @@ def test_the_quick_run(tmp_path):
     assert set(out.measured) == {"inertia exact", "inertia approximate", "inertia misspecified"}
     assert all(r > 0 for r in out.measured.values())
     assert out.null is not None and out.null.holds is False
+    assert out.null.measured["inertia misspecified"] > rc.ON_PAR  # the wrong group's EMLP: not on par with the MLP
     boxes = out.evidence[0]
     assert boxes["kind"] == "boxes" and all(len(v) == 1 for p in boxes["panels"].values() for v in p.values())
     runs = next(e for e in out.evidence if e["kind"] == "table" and e["title"].startswith("Every run"))
-    assert len(runs["rows"]) == 3 * 4  # 3 regimes x (MLP, EMLP, RPP-EMLP, the null MLP)
+    assert len(runs["rows"]) == 3 * 3 + 4  # 3 regimes x (MLP, EMLP, RPP-EMLP), the nulls: MLP, EMLP, MLP + EMLP
     assert out.settings["inertia"]["epochs"] == 40 and out.settings["seeds"] == 1
