@@ -175,3 +175,22 @@ def test_measure_and_config_errors(data):
         input_sets(digits_data(0), ("heldout",))
     with pytest.raises(MeterError):
         measurable(build("cnn-blur", 4), "scores")
+
+
+def test_lee_report_is_what_the_cli_prints(data):
+    import json
+
+    from lab.meter.aliasing import lee_report
+
+    model = build("cnn-blur", 4, classes=9, seed=2)
+    x = data.x_test[:6]
+    rep = lee_report(model, x, "rotate", layerwise=True)
+    assert rep["lee"] == pytest.approx(lee(measurable(model), x.double(), ImageTransform("rotate")), rel=1e-12)
+    assert rep["unit"] == "per radian" and rep["n"] == 6
+    assert [r["name"] for r in rep["layers"]][:3] == ["conv1", "act1", "conv2"]
+    assert abs(sum(r["share"] for r in rep["layers"]) - 1) < 1e-9
+    assert all(r["contribution"] >= 0 for r in rep["layers"])
+    json.dumps(rep)
+    assert lee_report(model, x, "translate-x", output="logits")["layers"] == []
+    with pytest.raises(MeterError):
+        lee_report(model, x, "wiggle")

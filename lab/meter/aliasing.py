@@ -181,6 +181,22 @@ def kind_summary(model: nn.Module, decomposition) -> list[dict]:
     return rows
 
 
+def _layer_rows(net: nn.Module, d) -> list[dict]:
+    """Per hooked call: name (without the softmax wrapper's ``net.``), module class, kind, ``E|C_i|`` and
+    ``E<C_i, L> / E|L|^2``."""
+    L = _flat(d.total)
+    total_sq = float(L.pow(2).sum(1).mean())
+    modules = dict(net.named_modules())
+    rows = []
+    for c in d.layers:
+        base = c.name.split("#")[0]
+        dot = float((_flat(c.contribution) * L).sum(1).mean())
+        rows.append({"name": _strip(c.name), "module": c.module,
+                     "kind": layer_kind(modules[base]) if base in modules else "other",
+                     "contribution": c.norm, "share": dot / total_sq if total_sq > 0 else float("nan")})
+    return rows
+
+
 def measure(model: nn.Module, inputs: dict[str, torch.Tensor], transforms=DEFAULT_TRANSFORMS, output: str = "probs",
             interpolation: str = INTERPOLATIONS[0], padding: str = PADDINGS[0], layerwise_on: str | None = "test",
             control=None, tick=None) -> list[dict]:
@@ -206,21 +222,35 @@ def measure(model: nn.Module, inputs: dict[str, torch.Tensor], transforms=DEFAUL
             checkpoint(control)
             x64 = inputs[layerwise_on].detach().cpu().double()
             d = layerwise_lie_derivative(net, x64, T)
-            L = _flat(d.total)
-            total_sq = float(L.pow(2).sum(1).mean())
-            modules = dict(net.named_modules())
-            for c in d.layers:
-                base = c.name.split("#")[0]
-                dot = float((_flat(c.contribution) * L).sum(1).mean())
-                rows.append({"kind": "layer", "transform": kind, "inputs": layerwise_on, "layer": _strip(c.name),
-                             "module": c.module, "layer_kind": layer_kind(modules[base]) if base in modules
-                             else "other", "norm": c.norm,
-                             "share": dot / total_sq if total_sq > 0 else float("nan")})
+            for r in _layer_rows(net, d):
+                rows.append({"kind": "layer", "transform": kind, "inputs": layerwise_on, "layer": r["name"],
+                             "module": r["module"], "layer_kind": r["kind"], "norm": r["contribution"],
+                             "share": r["share"]})
             for r in kind_summary(net, d):
                 rows.append({"kind": "layer-kind", "transform": kind, "inputs": layerwise_on, **r})
             if tick:
                 tick()
     return rows
+
+
+def lee_report(model: nn.Module, x: torch.Tensor, transform: str, output: str = "probs", layerwise: bool = False,
+               interpolation: str = INTERPOLATIONS[0], padding: str = PADDINGS[0]) -> dict:
+    """One model, one transformation, one batch: ``{"lee", "stderr", "n", "unit", "output", "layers"}`` with, when
+    ``layerwise``, ``layers`` = ``[{"name", "module", "kind", "contribution", "share"}]`` in layer order
+    (``contribution`` = ``E|C_i|``, the thesis's per-layer number; ``share`` = ``E<C_i, L> / E|L|^2``, adding up to
+    1), else ``[]``.  What ``lab lie-derivative --json`` prints."""
+    from .transforms import UNITS
+
+    net = measurable(model, output)
+    T = ImageTransform(transform, interpolation, padding)
+    x64 = x.detach().cpu().double()
+    per = lee_per_input(net, x64, T).detach()
+    n = per.numel()
+    out = {"lee": float(per.mean()), "stderr": float(per.std() / math.sqrt(n)) if n > 1 else float("nan"),
+           "n": int(n), "unit": f"per {UNITS[transform]}", "output": output, "layers": []}
+    if layerwise:
+        out["layers"] = _layer_rows(net, layerwise_lie_derivative(net, x64, T))
+    return out
 
 
 def input_sets(data, names=INPUTS, samples: int = 256, seed: int = 0) -> dict[str, torch.Tensor]:
