@@ -334,17 +334,32 @@ def _boxes(item: dict):
             for box, (_, _, lab) in zip(bp["boxes"], drawn):
                 box.set_facecolor(colour[lab])
                 box.set_alpha(0.5)
-            for p, v, _ in drawn:  # the values side by side over the box (a fixed spread: no randomness)
+            for p, v, lab in drawn:  # the values side by side over the box (a fixed spread: no randomness)
                 dx = np.zeros(1) if v.size == 1 else np.linspace(-0.14, 0.14, v.size)
-                ax.scatter(p + dx, v, s=14, color="#222222", zorder=3, edgecolors="white", linewidths=0.5)
+                ax.scatter(p + dx, v, s=22 if v.size == 1 else 14, color=colour[lab], zorder=3, edgecolors="#222222",
+                           linewidths=0.6)
         for p, v in zip(pos, values):
             if not v.size:
                 ax.text(p, 0.5, "no runs", ha="center", va="center", rotation=90, color="gray", fontsize=NOTE,
                         transform=ax.get_xaxis_transform())
-        ax.set_xticks(pos, [_wrap(lab, panel / max(len(labels), 1), TICK) for lab in labels], fontsize=TICK)
+        slot = (panel - 0.5) / max(len(labels), 1)  # inches per box
+        if max(map(len, labels), default=0) * TICK * CHAR / 72 <= slot:
+            ax.set_xticks(pos, labels, fontsize=TICK)
+        else:  # slanted, wrapped to a few lines
+            ax.set_xticks(pos, [_wrap(lab, 1.0, TICK) for lab in labels], fontsize=TICK, rotation=30, ha="right",
+                          rotation_mode="anchor")
         ax.set_xlim(0.4, len(labels) + 0.6)
         if item.get("logy") and _positive(values):
+            from matplotlib.ticker import FuncFormatter
+
             ax.set_yscale("log")
+            finite = np.concatenate([v[v > 0] for v in values])
+            decades = np.log10(finite.max() / finite.min()) if finite.size else 0.0
+            # plain numbers (7, 0.05, 100000: no 7x10^0); within a decade or two the in-between ticks say it too
+            keep = "123456789" if decades < 1 else "25" if decades < 2 else ""
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.6g}"))
+            ax.yaxis.set_minor_formatter(FuncFormatter(
+                lambda v, _: f"{float(f'{v:.2g}'):.6g}" if f"{v:.2g}"[0] in keep else ""))
         ax.set_title(_wrap(title, panel - 0.5, PANEL), fontsize=PANEL)
         ax.tick_params(which="both", labelsize=TICK)
         ax.grid(alpha=0.3, axis="y")
