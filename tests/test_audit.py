@@ -48,7 +48,7 @@ def test_emlp_passes_the_audit(group, rep_in, rep_out):
     r = quiet_audit(model)
     assert r.ok and r.first_breaking_layer is None
     assert r.tolerance == pytest.approx(TOLERANCE_FACTOR * EPS32)
-    assert r.worst < r.tolerance / 100  # measured: about 1e-8 against 1.2e-4
+    assert r.worst < r.tolerance / 100  # measured: at most 2e-7 against 1.2e-4
     assert len(r.per_generator) == group.num_lie  # O(3): 3 generators; S(4): none
     labels = [c.label for c in r.per_element]
     assert labels[:group.num_discrete] == [f"generator {k}" for k in range(group.num_discrete)]
@@ -69,7 +69,7 @@ def test_rpp_emlp_equivariant_pathway_passes_and_its_free_pathway_is_named():
             p.mul_(100.0)  # the free pathway as a trained model may have it, not its tiny initial scale
     with pytest.warns(AuditWarning, match="network.0.linear"):
         r = audit(free)
-    assert not r.ok and r.worst > 100 * r.tolerance  # measured: 0.017 against 1.2e-4
+    assert not r.ok and r.worst > 100 * r.tolerance  # measured: 1.2 (0.1 at the initial scale) against 1.2e-4
     assert r.first_breaking_layer == "network.0.linear"  # the first RPPLinear: its dense pathway breaks it
     equi = next(c for c in r.layers if c.name == "network.0.linear.equivariant")
     assert equi.ok  # its equivariant pathway alone is fine
@@ -103,8 +103,8 @@ def test_an_mlp_fails_by_orders_of_magnitude():
     model = MLP("2*V", "Scalar", O(3), channels=32, layers=2)
     with pytest.warns(AuditWarning, match="MLP is not equivariant under O\\(3\\)"):
         r = audit(model)
-    assert not r.ok and r.worst > 1e-2  # measured: 0.26
-    assert all(not c.ok and c.error > 1e-2 for c in r.per_generator)  # 0.13 - 0.19 along each generator
+    assert not r.ok and r.worst > 0.1  # measured: 0.85
+    assert all(not c.ok and c.error > 0.1 for c in r.per_generator)  # 0.6 - 0.85 along each generator
     assert r.first_breaking_layer is None  # its layers change the size: no rep known for any of them
 
 

@@ -142,7 +142,7 @@ class AuditResult:
             lines += [f"  {c.label}: {c.error:.3g} {'ok' if c.ok else 'FAIL'}; LEE {c.lee:.3g}"
                       for c in self.per_generator]
         if self.per_element:
-            lines.append("group elements (RelErr: rms(f(gx) - g f(x)) / max(rms f(gx) + rms g f(x), rms x)):")
+            lines.append("group elements (RelErr: rms(f(gx) - g f(x)) / (rms f(gx) + rms g f(x))):")
             lines += [f"  {c.label}: {c.error:.3g} {'ok' if c.ok else 'FAIL'}"
                       + (f" (cond {c.cond:.3g}, tolerance {c.tolerance:.3g})" if c.cond > 1 + 1e-9 else "")
                       for c in self.per_element]
