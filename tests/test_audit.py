@@ -204,6 +204,18 @@ def test_float32_and_float64_tolerances_differ_as_stated():
     assert audit(Leaky(torch.float64), tolerance=1e-6, warn=False).ok  # a stated tolerance replaces the rule
 
 
+def test_non_compact_groups_scale_the_tolerance_by_the_condition_number():
+    """SO(1,3)'s sampled boosts have ill-conditioned rho(g): rounding grows with cond, and so does the allowance."""
+    from lab.groups import SO13p
+
+    torch.manual_seed(0)
+    r = quiet_audit(EMLP("V", "V", SO13p(), channels=32, layers=2))
+    conds = [c.cond for c in r.per_element]
+    assert r.ok and max(conds) > 10 and min(conds) >= 1 - 1e-9  # measured: 1.4 to 29
+    for c in r.per_element:
+        assert c.tolerance == pytest.approx(r.tolerance * c.cond, rel=1e-6)  # V -> V: cond(rho_out) = cond(rho_in)
+
+
 def test_result_is_json_safe_and_readable():
     torch.manual_seed(0)
     r = audit(MLP("V", "V", S(4), channels=8, layers=1), samples=2, warn=False)
