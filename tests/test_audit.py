@@ -132,6 +132,18 @@ def test_a_pointwise_relu_on_vector_features_is_named():
     assert r.to_dict()["first_breaking_layer"] == "network.2"
 
 
+def test_an_inplace_relu_is_named_and_training_modes_are_restored():
+    torch.manual_seed(0)
+    emlp = EMLP("V", "V", O(3), channels=32, layers=2)
+    model = Wrapped(emlp, nn.ReLU(inplace=True), at=0)
+    model.train()
+    model.network[0].eval()
+    r = audit(model, warn=False)
+    assert r.first_breaking_layer == "network.1"  # not network.0, whose recorded output the ReLU overwrote
+    assert next(c for c in r.layers if c.name == "network.0").ok
+    assert model.training and not model.network[0].training and model.network[2].training
+
+
 def test_layer_reps_override_what_is_assumed():
     """A shape-preserving module is held to its input's rep unless declared otherwise: declaring the ReLU's
     output Scalar-only is wrong on purpose (size mismatch: ignored, the layer is not judged)."""

@@ -231,7 +231,8 @@ class _Recorder:
                 if rep is not None:
                     self.known[id(output)] = rep
                     self.keep.append(output)
-            self.calls.append((name, type(module).__name__, output.detach(), rep, source))
+            # a copy: an in-place module after this one (ReLU(inplace=True)) must not rewrite what was recorded
+            self.calls.append((name, type(module).__name__, output.detach().clone(), rep, source))
         return hook
 
 
@@ -273,16 +274,18 @@ def audit(model, group=None, rep_in=None, rep_out=None, x: torch.Tensor | None =
     result = AuditResult(model=type(model).__name__, group=str(group), rep_in=str(rep_in), rep_out=str(rep_out),
                          dtype=str(x.dtype).replace("torch.", ""), eps=eps(x.dtype), factor=float(factor),
                          tolerance=base, inputs=int(x.shape[0]), homomorphism=homomorphism)
-    training = model.training if isinstance(model, nn.Module) else None
-    if training:
+    modes = [(m, m.training) for m in model.modules()] if isinstance(model, nn.Module) else []
+    if modes:
         model.eval()
     try:
         _elements(model, group, rep_in, rep_out, x, samples, rng, tol, layers, layer_reps, result)
         if group.num_lie:
             _generators(model, group, rep_in, rep_out, x, rng, base, method, result)
     finally:
-        if training:
-            model.train(True)
+        for m, mode in modes:  # each module's own mode back, not one flag for all
+            m.training = mode
+    if not result.checks:
+        result.notes.append(f"nothing to test: {group} has no generators and samples = 0")
     if not result.ok:
         bad = [c for c in result.layers if c.ok is False]
         result.first_breaking_layer = bad[0].name if bad else None
