@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from .family import Family, Output, progress_record
 from . import basis, dynamics, emlp, msr, rpp, sharing
+from . import meter
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (basis.FAMILY, dynamics.FAMILY, sharing.FAMILY, msr.FAMILY,
-                                                   emlp.FAMILY, rpp.FAMILY)}
+                                                   emlp.FAMILY, rpp.FAMILY, meter.FAMILY)}
 
 __all__ = ["FAMILIES", "Family", "Output", "progress_record"]
