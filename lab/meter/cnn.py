@@ -56,6 +56,9 @@ DOWNSAMPLINGS = ("stride", "blur")
 CONV_PADDINGS = ("circular", "zeros", "reflect")
 DEFAULT_WIDTH = 16
 DEFAULT_BLUR = 3
+#: training defaults (100 epochs: every variant within a few points of test accuracy, 0.94-0.97 over 3 seeds; at
+#: 30 the blurred variants still underfit, 0.85-0.91, which confounds the comparison)
+DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_LR = 100, 64, 3e-3
 #: the kinds of layer in the layer-wise summary, in the order they are reported
 LAYER_KINDS = ("conv", "downsampling", "nonlinearity", "pooling", "linear", "other")
 #: the 8 x 8 digits' classes
@@ -231,9 +234,9 @@ def digits_data(seed: int = 0, test_fraction: float = 0.25, holdout: int | None 
 class TrainSettings:
     """Adam on cross-entropy, mini-batches reshuffled each epoch; ``steps`` is exact."""
 
-    epochs: int = 30
-    batch: int = 64
-    lr: float = 3e-3
+    epochs: int = DEFAULT_EPOCHS
+    batch: int = DEFAULT_BATCH
+    lr: float = DEFAULT_LR
 
     def __post_init__(self):
         for name, low in (("epochs", 1), ("batch", 1)):
