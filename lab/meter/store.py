@@ -118,6 +118,8 @@ def load_meter(path, root=None, weights: bool = False) -> SavedMeter:
     """Read a run written by ``save_meter``; ``RunFileError`` names the file and field when it is not one.  With
     ``root``, only a run inside that directory; with ``weights``, the model's arrays too."""
     path = runstore.resolve_run(path, root) if root is not None else Path(path)
+    if not path.is_dir():
+        raise RunFileError(path, None, "no such saved run")
     from ..limits import check_load
 
     check_load(path)
