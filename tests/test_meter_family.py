@@ -14,8 +14,8 @@ import pytest
 from lab.config import ConfigError
 from lab.control import Control
 from lab.errors import LabError
-from lab.experiments.meter import (BATCH, CNN_MODELS, FAMILY, IMAGE_TRANSFORMS, INPUTS, INTERPOLATIONS, LR, OUTPUTS,
-                                   PADDINGS, WIDTH, MeterConfig)
+from lab.experiments.meter import (BATCH, CNN_MODELS, EPOCHS, FAMILY, IMAGE_TRANSFORMS, INPUTS, INTERPOLATIONS, LR,
+                                   OUTPUTS, PADDINGS, WIDTH, MeterConfig)
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = dict(epochs=1, samples=16)  # 19 Adam steps and 16 images: well under a second
@@ -171,4 +171,4 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_meter():
     assert CNN_MODELS == tuple(cnn.MODELS) and IMAGE_TRANSFORMS == transforms.TRANSFORMS
     assert INPUTS == aliasing.INPUTS and OUTPUTS == aliasing.STUDY_OUTPUTS
     assert INTERPOLATIONS == transforms.INTERPOLATIONS and PADDINGS == transforms.PADDINGS
-    assert (WIDTH, BATCH, LR) == (cnn.DEFAULT_WIDTH, cnn.TrainSettings().batch, cnn.TrainSettings().lr)
+    assert (WIDTH, EPOCHS, BATCH, LR) == (cnn.DEFAULT_WIDTH, cnn.DEFAULT_EPOCHS, cnn.DEFAULT_BATCH, cnn.DEFAULT_LR)
