@@ -65,6 +65,12 @@ cnn-blur-smooth 0.050  / 26.6       0.026  / 17.3       1.08 / 567
   there is no gap (0/3 seeds for every model and transformation: train and test within 13 % of each other, the
   held-out class and the noise as often below test as above): here the gap is the softmax's saturation on inputs
   the model is sure of, not a less equivariant map off the training data.
+* The meter's setting matters for the first finding: with the thesis's bilinear interpolation (section 4.6) Blur-Pool's
+  advantage shrinks to 2-3x on translate-x and vanishes on translate-y (logits, 3 seeds), with circular or
+  reflection padding alike (padding changes nothing here).  A likely cause, not investigated further: the
+  bilinear right derivative is a one-sided difference, centred half a pixel off at each resolution, so a 4 x 4
+  feature map and the 8 x 8 input are moved about points half a pixel apart in input units -- an error of the
+  representation that no low-pass filter removes.  Bicubic's derivative is centred at every size.
 * On 2 x 2 maps the periodic bicubic translation generator is exactly zero (the taps at +-1 pixel coincide), so the
   layers after the second downsampling carry no translation error in this representation; it is attributed upstream
   (the sum is unaffected).
