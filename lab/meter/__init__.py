@@ -9,7 +9,11 @@
   groups and reps: one Lie derivative per Lie-algebra generator, and the relative error over sampled elements for
   finite groups (``lab.meter.lie``);
 * ``layerwise_lie_derivative``, ``probe_norms`` -- the layer-wise decomposition ``L_X f = sum_i C_i`` (eq. 4.6) with
-  forward hooks on any ``nn.Module``, and the thesis's Gaussian-probe estimates of ``|C_i|`` (``lab.meter.layerwise``).
+  forward hooks on any ``nn.Module``, and the thesis's Gaussian-probe estimates of ``|C_i|`` (``lab.meter.layerwise``);
+* ``MODELS``, ``build``, ``train``, ``digits_data`` -- the small digits CNN in strided, blurred (``BlurPool``) and
+  smooth-activation variants, trained here (``lab.meter.cnn``); ``AliasingConfig``, ``aliasing_study``,
+  ``lee_report`` -- the aliasing study of sections 4.5-4.6: LEE per variant, transformation and input set (train,
+  test, a held-out class, noise), the layer kinds' shares (``lab.meter.aliasing``).
 
 A science package: torch and numpy, no UI; bad input raises ``MeterError`` (a ``LabError``).
 """
@@ -17,6 +21,11 @@ from .layerwise import Decomposition, LayerContribution, ProbeNorm, layerwise_li
     select_modules
 from .lie import (METHODS, OUTPUTS, discrete_equivariance_errors, generator_lee, generator_lie_derivatives, jvp,
                   lee, lee_per_input, lie_derivative)
+from .cnn import (LAYER_KINDS, MODEL_NAMES, MODELS, BlurPool, DigitsData, Trained, TrainSettings, build, digits_data,
+                  layer_kind, train)
+from .aliasing import (INPUTS, AliasingConfig, AliasingResult, input_sets, kind_contributions, kind_summary,
+                       lee_report, summarize, table)
+from .aliasing import run as aliasing_study
 from .transforms import (DEFAULT_INTERPOLATION, DEFAULT_PADDING, INTERPOLATIONS, PADDINGS, THESIS_SETTING,
                          TRANSFORMS, UNITS, ImageTransform, MeterError)
 
@@ -24,4 +33,6 @@ __all__ = ["ImageTransform", "MeterError", "TRANSFORMS", "INTERPOLATIONS", "PADD
            "DEFAULT_PADDING", "THESIS_SETTING", "UNITS", "METHODS", "OUTPUTS", "jvp", "lie_derivative", "lee",
            "lee_per_input", "generator_lie_derivatives", "generator_lee", "discrete_equivariance_errors",
            "layerwise_lie_derivative", "probe_norms", "select_modules", "Decomposition", "LayerContribution",
-           "ProbeNorm"]
+           "ProbeNorm", "MODELS", "MODEL_NAMES", "build", "BlurPool", "digits_data", "DigitsData", "train", "Trained",
+           "TrainSettings", "layer_kind", "LAYER_KINDS", "AliasingConfig", "AliasingResult", "aliasing_study",
+           "summarize", "table", "lee_report", "input_sets", "kind_contributions", "kind_summary", "INPUTS"]
