@@ -475,7 +475,8 @@ def text(result: MeterResult) -> str:
                      f"generator: " + ", ".join(f"{r['name']} {r['lee']:.3g}" for r in s["generators"])
                      + f"; lee (worst element) {s['lee']:.3g}")
     d = s["discrete_error"]
-    lines.append(f"discrete check ({d['elements'] - d['sampled']} discrete generators + {d['sampled']} sampled "
+    k = d["elements"] - d["sampled"]
+    lines.append(f"discrete check ({k} discrete generator{'' if k == 1 else 's'} + {d['sampled']} sampled "
                  f"elements): relative error max {d['max']:.3g}, mean {d['mean']:.3g}")
     return "\n".join(lines)
 
