@@ -95,7 +95,41 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
     add_reproduce_parser(sub)
     add_runs_parser(sub)
+    add_audit_parser(sub)
     return p
+
+
+def add_audit_parser(sub) -> None:
+    """``lab audit PATH|PRESET``: is a saved or preset matrix-group model equivariant (``lab.audit.cli``)."""
+    from .experiments.meter import PRESETS  # torch-free: the meter family spells its presets
+
+    sp = sub.add_parser("audit", help="audit a model's equivariance: exit 0 within tolerance, 3 when not",
+                        description="Audit a model for equivariance (lab.audit): the relative Lie derivative along "
+                                    "every Lie-algebra generator and the relative error f(gx) vs g f(x) for the "
+                                    "discrete generators and sampled group elements, against a tolerance for the "
+                                    "model's dtype (1000 x eps x cond(rho(g))), and each layer's output, naming the "
+                                    "first layer that breaks it. Exit code 0 when equivariant within tolerance, 3 "
+                                    "when not, 2 on bad input.")
+    sp.add_argument("model", metavar="PATH|PRESET",
+                    help="the directory of a run saved by lab lie-derivative of a preset (its weights), or a preset "
+                         "built afresh: " + "; ".join(f"{k}: {p.description}" for k, p in PRESETS.items()))
+    sp.add_argument("--group", default=None, metavar="G", help="the group to audit against, e.g. 'SO(3)' "
+                                                                "(default: the model's own)")
+    sp.add_argument("--rep-in", dest="rep_in", default=None, metavar="R",
+                    help="the input rep, e.g. '2*V' (default: the model's own, over --group)")
+    sp.add_argument("--rep-out", dest="rep_out", default=None, metavar="R",
+                    help="the output rep, e.g. 'Scalar+V' (default: the model's own, over --group)")
+    sp.add_argument("--tolerance", type=float, default=None, metavar="T",
+                    help="one fixed tolerance for every check (default: 1000 x eps(dtype) x cond(rho(g)))")
+    sp.add_argument("--samples", type=int, default=None, metavar="N",
+                    help="group elements sampled besides the discrete generators (default: 8)")
+    sp.add_argument("--inputs", type=int, default=None, metavar="N", help="random input vectors (default: 16)")
+    sp.add_argument("--seed", type=int, default=0,
+                    help="seed of the inputs, the sampled elements and a preset's weights (default: 0)")
+    sp.add_argument("--json", action="store_true",
+                    help='print one JSON object: "ok", "worst", "tolerance", "first_breaking_layer", "per_generator", '
+                         '"per_element", "layers", ... (lab.audit.AuditResult.to_dict) and "target", "preset", '
+                         '"source", "exit_code"')
 
 
 def add_runs_parser(sub) -> None:
@@ -466,6 +500,14 @@ def _reproduce(args) -> int:
     return 0
 
 
+def _audit(args) -> int:
+    from .audit.cli import run
+
+    out = run(args.model, args.group, args.rep_in, args.rep_out, args.tolerance, args.samples, args.inputs, args.seed)
+    print(json.dumps(strict(out.payload), allow_nan=False) if args.json else out.text(), flush=True)
+    return out.exit_code
+
+
 def _run_directories(directory) -> list:
     from .dynamics.store import results_dir
     from .sharing.store import sharing_dir
@@ -543,6 +585,8 @@ def main(argv=None) -> int:
             return _reproduce(args)
         if args.command == "runs":
             return _runs(args)
+        if args.command == "audit":
+            return _audit(args)
         return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)
