@@ -101,16 +101,11 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     assert pane._error.visible and pane.runner.job is None and not list(tmp_path.iterdir())
     pane.param.update(prior_equivariant=None)  # the refusal follows the settings: fixed, it goes
     assert not pane._error.visible
-    pane.param.update(prior_free=None, task="pendulum")  # not there yet in lab rpp: refused inline, or it runs
-    if pane._error.visible:  # said as soon as it is chosen, and Start refuses it too
-        assert "pendulum" in pane._error.object
-        assert not pane.start() and pane._error.visible and pane.runner.job is None
-        pane.task = "inertia"
-        assert not pane._error.visible
-    else:
-        assert pane.start()
-        pane.stop(wait=True, timeout=DEADLINE)
-        _run_to_end(pane)
+    pane.param.update(prior_free=None, task="pendulum", symmetry="approximate")  # lab rpp's pendulum: accepted
+    assert not pane._error.visible and pane._wind_w.visible
+    wind = next(w for w in pane._controls.select() if getattr(w, "_param_name", None) == "wind")
+    wind.value = -1.0  # below the config's bound: said inline, the setting kept
+    assert pane._error.visible and pane.wind >= 0
 
 
 def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):
@@ -125,6 +120,12 @@ def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):
     pane.param.update(symmetry="approximate", models=["mlp", "rpp"], seeds=1)  # several at once, as Load sets them
     assert pane._variant_w.visible and pane._prior_w.visible and not pane._error.visible
     assert pane._plan.object.startswith("Start trains 2 models × 1 seed, ")
+    assert not pane._wind_w.visible  # inertia: no wind control
+    pane.param.update(task="pendulum", wind=0.05)  # the windy pendulum's strength: shown and passed on
+    assert pane._wind_w.visible and not pane._variant_w.visible and pane.config().wind == 0.05
+    assert pane._plan.object.endswith("trajectory chunks")
+    pane.symmetry = "exact"  # no wind outside the approximate pendulum: hidden, left out of the config
+    assert not pane._wind_w.visible and pane.config().validate().wind == 0.01
 
 
 def test_load_restores_the_controls_and_the_boxes(saved_exact):

@@ -112,6 +112,8 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         p = self.param
         self._variant_w = titled(pn.widgets.RadioButtonGroup.from_param(p.variant, css_classes=["rpp-variant"]),
                                  "Modified inertia (approximate inertia)")
+        self._wind_w = pn.widgets.FloatInput.from_param(p.wind, label="Wind ε (approximate pendulum)", width=200,
+                                                        css_classes=["rpp-wind"])
         self._prior_w = pn.Column(
             pn.widgets.Select.from_param(p.prior, label="RPP-EMLP's prior", css_classes=["rpp-prior"]),
             pn.Row(pn.widgets.FloatInput.from_param(p.prior_free, label="Free pathway σ²", width=135,
@@ -133,6 +135,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             titled(pn.widgets.RadioButtonGroup.from_param(p.symmetry, css_classes=["rpp-symmetry"]),
                    "Level of symmetry (a panel of Figure 3.2)"),
             self._variant_w,
+            self._wind_w,
             titled(pn.widgets.CheckButtonGroup.from_param(p.models, css_classes=["rpp-models"],
                                                           options={MODEL_LABELS[m]: m for m in p.models.objects}),
                    "Models (trained in turn)"),
@@ -162,6 +165,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     def _sync_visible(self) -> None:
         self._variant_w.visible = approximate_inertia(self.task, self.symmetry)
+        self._wind_w.visible = (self.task, self.symmetry) == ("pendulum", "approximate")
         self._prior_w.visible = "rpp" in self.models
 
     def _show_plan(self) -> None:
@@ -174,8 +178,9 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._plan.object = ""
             return
         self._plan.object = (f"Start trains {len(cfg.models)} model{'s' * (len(cfg.models) != 1)} × "
-                             f"{cfg.seed_count} seed{'s' * (cfg.seed_count != 1)}, {steps:,} optimiser steps each "
-                             f"({total:,} in all) on {cfg.train_points:,} points")
+                             f"{cfg.seed_count} seed{'s' * (cfg.seed_count != 1)}, {steps:,} optimiser step{'s' * (steps != 1)} each "
+                             f"({total:,} in all) on {cfg.train_points:,} "
+                             f"{'trajectory chunks' if cfg.task == 'pendulum' else 'points'}")
 
     def _sidebar(self):
         return pn.Column(self._controls, self._plan, self._buttons_row, pn.Row(self._saved, self._load_b,
@@ -197,6 +202,8 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         values = config_values(self, CONFIG_NAMES)
         if not approximate_inertia(values["task"], values["symmetry"]):
             values.pop("variant")
+        if (values["task"], values["symmetry"]) != ("pendulum", "approximate"):
+            values.pop("wind", None)  # the windy pendulum's only
         if "rpp" not in values["models"]:
             for n in PRIOR_NAMES:
                 values.pop(n)
@@ -408,7 +415,8 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if "models" not in i:
             return f"building **{i.get('task', '')}** …" if self.runner.running else ""
         return (f"{i['regime']}: {', '.join(MODEL_LABELS.get(m, m) for m in i['models'])} over {i['group']}, "
-                f"{i['seeds']} seeds of {i['size']} training points, on {i['device']}")
+                f"{i['seeds']} seed{'s' * (i['seeds'] != 1)} of {i['size']} training "
+                f"{'chunks' if i.get('task') == 'pendulum' else 'points'}, on {i['device']}")
 
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
