@@ -57,12 +57,12 @@ blurred, the null's unblurred) are trained once per profile and shared by the th
 Quick, measured on this 2-core CPU (seed 0; all four in about 27 s alone, 10 s of it training; test accuracy 0.97
 strided and unblurred, 0.91 blurred): ``lee-zero-for-equivariant`` holds (worst relative LEE 4e-39 O(3), 3e-32 SO(2);
 the MLPs 0.9 and 1.1); ``lee-layerwise-sums`` holds (residuals 1e-15; the norms' mismatch 0.7-3.5);
-``lee-aliasing`` does not: part (b) fails (translate-x: blurred 0.018 against strided 0.041, 0.8 standard errors
-below; translate-y: blurred 0.020 above strided 0.014), while on the logits the blurred CNN is 15 and 9 standard
-errors below -- at 25 epochs the strided CNN's softmax is saturated enough to hide its logits' error; the null reads
-0.02 and 0.05 standard errors; ``lee-equivariance-gap`` does not: the order is met at 4 of 6 (train above test for
-the strided CNN under translate-y and the blurred under translate-x), at initialisation at 0 of 6, on the logits at
-0 of 6.  The quick verdicts say what these settings give; the full profile judges the claims.
+``lee-aliasing`` does not: part (b) fails (translate-x: blurred 0.018 against strided 0.041 +- 0.029, bars apart by
+0.7; translate-y: blurred 0.020 above strided 0.014), while on the logits the bars are 13.6 and 7.5 apart (the study's
+reading of such a split: the more confident strided CNN's saturated softmax hides its logits' error; not tested
+further here); the null reads 0.02 and 0.04; ``lee-equivariance-gap`` does not: the order is met at 4 of 6 (train
+above test for the strided CNN under translate-y and the blurred under translate-x), at initialisation at 0 of 6,
+on the logits at 0 of 6.  The quick verdicts say what these settings give; the full profile judges the claims.
 """
 from __future__ import annotations
 
