@@ -63,6 +63,16 @@ reading of such a split: the more confident strided CNN's saturated softmax hide
 further here); the null reads 0.02 and 0.04; ``lee-equivariance-gap`` does not: the order is met at 4 of 6 (train
 above test for the strided CNN under translate-y and the blurred under translate-x), at initialisation at 0 of 6,
 on the logits at 0 of 6.  The quick verdicts say what these settings give; the full profile judges the claims.
+
+Full, measured on this 2-core CPU (seeds 0-2; 222 s, 156 s of it training; test accuracy 0.974 strided and
+unblurred, 0.941 blurred, 0.972 smooth): all four hold and every null fails.  Zero: worst relative LEE 3e-36 (O(3)),
+6e-32 (SO(2)); the MLPs 0.97, 1.07.  Sums: residuals 1-4e-15; the norms' mismatch 1.5-6.8.  Aliasing: test LEE
+strided 0.154 +- 0.068 / blurred 0.023 +- 0.004 (translate-x), 0.093 +- 0.037 / 0.021 +- 0.003 (translate-y), bars
+apart by 1.82 and 1.77; the unblurred twin 0.107 and 0.077, bars apart by 0.43 and 0.25; shares 1.00 (by
+construction); under rotation the blurred CNN lies above (-2.2) and its convolutions carry 0.93 of |L|^2; logits
+29 and 25 apart; the smooth activation 0.23 and 0.08 (not below).  Gap: the order at 6 of 6 (train about 1e-4 for the strided CNN,
+whose training accuracy is 1.0), at initialisation at 1 of 6 (strided, translate-y: the null's one part met), on
+the logits at 0 of 6.
 """
 from __future__ import annotations
 
@@ -551,7 +561,7 @@ def measure_sums(profile) -> Outcome:
        "(Figure 4.6).",
        paper_value="Figure 4.4: downsampling and non-linearities carry much of the error in every CNN; Figure 4.6: "
                    "Blur-Pool lowers ResNet-50's translation LEE (its numbers are not in the text)",
-       seconds={"quick": 15, "full": 700}, criterion=ALIAS_CRITERION, null=ALIAS_NULL)
+       seconds={"quick": 15, "full": 60}, criterion=ALIAS_CRITERION, null=ALIAS_NULL)
 def measure_aliasing(profile) -> Outcome:
     p = plan(profile)
     runs = trained_cnns(profile)
@@ -592,7 +602,7 @@ def measure_aliasing(profile) -> Outcome:
        "train, and this gap grows for OOD inputs as shown in Figure 4.7.",
        paper_value="Figure 4.7: LEE train < test < CIFAR-100 < out-of-distribution medical images, for CNNs and ViTs "
                    "(its numbers are not in the text)",
-       seconds={"quick": 8, "full": 300}, criterion=GAP_CRITERION, null=GAP_NULL)
+       seconds={"quick": 8, "full": 20}, criterion=GAP_CRITERION, null=GAP_NULL)
 def measure_gap(profile) -> Outcome:
     p = plan(profile)
     runs = trained_cnns(profile)
