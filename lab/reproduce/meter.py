@@ -70,9 +70,9 @@ unblurred, 0.941 blurred, 0.972 smooth): all four hold and every null fails.  Ze
 strided 0.154 +- 0.068 / blurred 0.023 +- 0.004 (translate-x), 0.093 +- 0.037 / 0.021 +- 0.003 (translate-y), bars
 apart by 1.82 and 1.77; the unblurred twin 0.107 and 0.077, bars apart by 0.43 and 0.25; shares 1.00 (by
 construction); under rotation the blurred CNN lies above (-2.2) and its convolutions carry 0.93 of |L|^2; logits
-29 and 25 apart; the smooth activation 0.23 and 0.08 (not below).  Gap: the order at 6 of 6 (train about 1e-4 for the strided CNN,
-whose training accuracy is 1.0), at initialisation at 1 of 6 (strided, translate-y: the null's one part met), on
-the logits at 0 of 6.
+29 and 25 apart; the smooth activation 0.23 and 0.08 (not below).  Gap: the order at 6 of 6 (train about 1e-4
+for the strided CNN, whose training accuracy is 1.0), at initialisation at 1 of 6 (strided, translate-y: the null's
+one part met), on the logits at 0 of 6.
 """
 from __future__ import annotations
 
