@@ -62,7 +62,7 @@ def _times(paths: dict, repeats: int, rounds: int, device: str) -> dict:
                 f()
                 _sync(device)
                 t[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in t.items()}, outs
+    return {k: statistics.median(v) for k, v in t.items()}, outs, t
 
 
 def _max_rel(a, b) -> float:
@@ -121,7 +121,7 @@ def measure(model: str, data, args) -> dict:
         return torch.cat([lie_derivative(f, x[i:i + 1], T, output="invariant", method="forward")
                           for i in range(len(x))])
 
-    med, L = _times({"jvp": jvp_path, "fd": fd_path, "loop": loop_path}, args.repeats, args.rounds, args.device)
+    med, L, raw = _times({"jvp": jvp_path, "fd": fd_path, "loop": loop_path}, args.repeats, args.rounds, args.device)
     L = {k: v.detach() for k, v in L.items()}
     lee = {k: _lee(v) for k, v in L.items()}
     return {"model": model, "trained": trained, "transform": args.transform, "n": args.n, "dtype": args.dtype,
@@ -131,7 +131,8 @@ def measure(model: str, data, args) -> dict:
             "target": TARGET, "ok": med["loop"] / med["jvp"] >= TARGET, "lee": lee,
             "lee_rel_diff": {k: abs(lee[k] - lee["jvp"]) / lee["jvp"] for k in ("fd", "loop")},
             "max_rel_diff": {k: _max_rel(L[k], L["jvp"]) for k in ("fd", "loop")},
-            "median_rel_diff": {k: _median_rel(L[k], L["jvp"]) for k in ("fd", "loop")}}
+            "median_rel_diff": {k: _median_rel(L[k], L["jvp"]) for k in ("fd", "loop")},
+            "seconds_each_call": raw}
 
 
 def main(argv=None) -> int:
