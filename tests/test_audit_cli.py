@@ -115,7 +115,8 @@ def test_a_saved_cnn_is_refused_with_one_line(tmp_path, capsys):
 def test_help_is_light_and_its_defaults_are_the_audits():
     probe = ("import json, runpy, sys\nsys.argv = ['lab', 'audit', '--help']\ntry:\n"
              "    runpy.run_module('lab', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-             "sys.stdout.flush()\nsys.stderr.write('\\nMODULES ' + json.dumps([code, 'torch' in sys.modules]) + '\\n')\n")
+             "sys.stdout.flush()\n"
+             "sys.stderr.write('\\nMODULES ' + json.dumps([code, 'torch' in sys.modules]) + '\\n')\n")
     res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=600)
     line = [x for x in res.stderr.splitlines() if x.startswith("MODULES ")]
     assert line and json.loads(line[-1][8:]) == [0, False], res.stderr
