@@ -17,6 +17,12 @@ pytestmark = pytest.mark.browser
 LIMIT_MS = int(WAIT * 1000)
 
 
+def _saved(root):
+    """Saved runs' config files, never a run still being written (a ``.``-named temporary directory: its
+    ``config.json`` may be empty for a moment before the directory is renamed into place)."""
+    return [p for p in root.glob("*/config.json") if not p.parent.name.startswith(".")]
+
+
 def _open_training(page, url, runs: int):
     """Open the Training dynamics tab of a fresh session and start a long custom run with ``runs`` runs."""
     from playwright.sync_api import expect
@@ -64,21 +70,21 @@ def test_two_sessions_train_at_once_and_closing_one_stops_only_its_worker(tmp_pa
             wait_until(lambda: _step(one) >= 1 and _step(two) >= 1, "both sessions to train", one)
 
             two.close()  # its session ends: its worker stops and saves its run as stopped
-            wait_until(lambda: len(list(tmp_path.glob("*/config.json"))) >= 1, "the closed session's run", one)
-            saved = [json.loads(p.read_text()) for p in tmp_path.glob("*/config.json")]
+            wait_until(lambda: len(list(_saved(tmp_path))) >= 1, "the closed session's run", one)
+            saved = [json.loads(p.read_text()) for p in _saved(tmp_path)]
             assert len(saved) == 1, "closing one page must stop only its own worker"
             assert saved[0]["status"] == "stopped" and saved[0]["config"]["runs"] == 3
 
             before = _step(one)  # the other session keeps training
             wait_until(lambda: _step(one) > before, "the open session to keep training", one)
             expect(one.locator(".dyn-status")).to_contain_text("training")
-            assert len(list(tmp_path.glob("*/config.json"))) == 1
+            assert len(list(_saved(tmp_path))) == 1
 
             one.locator(".dyn-stop button").click()
             expect(one.locator(".dyn-status")).to_contain_text("stopped", timeout=LIMIT_MS)
             expect(one.locator(".dyn-load button")).to_be_enabled(timeout=LIMIT_MS)
             expect(one.locator(".dyn-runs input")).to_be_enabled()
-            wait_until(lambda: len(list(tmp_path.glob("*/config.json"))) == 2, "the second run saved", one)
-            runs = sorted(json.loads(p.read_text())["config"]["runs"] for p in tmp_path.glob("*/config.json"))
+            wait_until(lambda: len(list(_saved(tmp_path))) == 2, "the second run saved", one)
+            runs = sorted(json.loads(p.read_text())["config"]["runs"] for p in _saved(tmp_path))
             assert runs == [1, 3]
         assert not server_errors(log), f"the server logged an exception: see {log}"

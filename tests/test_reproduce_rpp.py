@@ -77,9 +77,9 @@ def test_the_pattern_holds_and_the_null_fails():
         "exact (inertia, models over O(3))", "approximate (inertia, models over O(3))",
         "misspecified (inertia, models over SL(3))"}
     assert list(out.evidence[0]["panels"]["exact (inertia, models over O(3))"]) == ["MLP", "EMLP", "RPP-EMLP",
-                                                                                     "MLP, null"]
-    assert list(out.evidence[0]["panels"]["approximate (inertia, models over O(3))"])[-2:] == ["MLP, null",
-                                                                                               "EMLP, null"]
+                                                                                     "null MLP"]
+    assert list(out.evidence[0]["panels"]["approximate (inertia, models over O(3))"])[-2:] == ["null MLP",
+                                                                                               "null EMLP"]
 
 
 @pytest.mark.parametrize("rpp, failing", [

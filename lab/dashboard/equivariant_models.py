@@ -125,9 +125,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _widgets(self):
         p = self.param
         self._mode_w = pn.widgets.RadioButtonGroup.from_param(p.mode, options={v: k for k, v in MODES.items()},
-                                                              orientation="vertical", color="primary",
-                                                              variant="outline", sizing_mode="stretch_width",
-                                                              css_classes=["eqm-mode"])
+                                                              orientation="vertical", sizing_mode="stretch_width",
+                                                              css_classes=["eqm-mode"])  # the lab's toggle style
         self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes or ()),
                                              placeholder="the task's: 100,1000 (pendulum: 64 trajectories)",
                                              css_classes=["eqm-sizes"])

@@ -30,6 +30,7 @@ import param
 from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
+from ..experiments import rpp as rpp_family
 from ..experiments.rpp import FAMILY, RPPConfig, results_dir
 from ..jobs import Job
 from ..plots.rpp_bokeh import REGIMES, regimes_figure, show_regime, summary_values
@@ -67,17 +68,9 @@ def approximate_inertia(task: str, symmetry: str) -> bool:
 
 
 def regime_groups(task: str) -> dict:
-    """{symmetry: the models' group} of ``task``'s regimes, for the empty panels' subtitles (none for a regime
-    ``lab.rpp`` does not know yet)."""
-    from ..rpp import regime
-
-    out = {}
-    for s in REGIMES:
-        try:
-            out[s] = regime(task, s).group
-        except LabError:
-            pass
-    return out
+    """{symmetry: the models' group} of ``task``'s regimes, for the empty panels' subtitles (the family's)."""
+    groups = rpp_family.regime_groups(task)
+    return {s: groups[s] for s in REGIMES if s in groups}
 
 
 class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
@@ -290,15 +283,10 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _latest_saved(self) -> dict:
         """{symmetry: (run name, summary)} of the newest saved run of the task shown, per regime (runs that cannot
         be read, or whose ``config.json`` is over the ``run_bytes`` limit, are passed over)."""
-        from ..limits import check_load
-        from ..rpp.store import FIELDS, KIND, list_rpp
-        from ..runstore import META, read_meta
-
         out: dict = {}
-        for path in list_rpp(self.results)[:SAVED_SCAN]:
+        for path in rpp_family.list_runs(self.results)[:SAVED_SCAN]:
             try:
-                check_load(path / META)
-                summary = read_meta(path, KIND, FIELDS).get("summary") or {}
+                summary = rpp_family.saved_summary(path)
             except LabError:
                 continue
             if not isinstance(summary, dict) or not isinstance(summary.get("models"), dict):
@@ -421,9 +409,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     # ------------------------------------------------------------------ saved runs
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        from ..rpp.store import list_rpp
-
-        self._list_runs(list_rpp(self.results)[:50])
+        self._list_runs(rpp_family.list_runs(self.results)[:50])
 
     def _prepare_saved(self):
         return prepare_saved_run

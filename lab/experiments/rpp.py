@@ -360,6 +360,44 @@ def results_dir(directory=None):
     return rpp_dir(directory)
 
 
+# ------------------------------------------------------------------------------------------ what a pane reads
+# The Symmetry regimes view reaches the science only through this module (issue 26: panes go through the
+# families' declarations).
+
+def list_runs(directory=None) -> list:
+    """Saved rpp runs in ``directory``'s runs folder (``results_dir``), newest first."""
+    from ..rpp.store import list_rpp
+
+    return list_rpp(directory)
+
+
+def saved_summary(path) -> dict:
+    """The summary saved with the run at ``path`` (its metadata file, refused over the ``run_bytes`` limit before
+    it is read); a ``LabError`` when it cannot be read."""
+    from pathlib import Path
+
+    from ..limits import check_load
+    from ..rpp.store import FIELDS, KIND
+    from ..runstore import META, read_meta
+
+    check_load(Path(path) / META)
+    return read_meta(path, KIND, FIELDS).get("summary") or {}
+
+
+def regime_groups(task: str) -> dict:
+    """{symmetry: the models' group} of ``task``'s regimes (none for a regime ``lab.rpp`` does not know)."""
+    from ..errors import LabError
+    from ..rpp import regime
+
+    out = {}
+    for s in SYMMETRIES:
+        try:
+            out[s] = regime(task, s).group
+        except LabError:
+            pass
+    return out
+
+
 FAMILY = Family(
     name="rpp", title="Residual pathway priors", config=RPPConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,

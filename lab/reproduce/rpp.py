@@ -180,7 +180,7 @@ def _evidence(results, nulls, measured, null_measured, runs) -> list:
             title = f"{sym} ({task}, models over {v.get('group', '?')})"
             panels[title] = {NAMES[m]: [_f(x) for x in v[m]] for m in ("mlp", "emlp", "rpp")}
             for m in NULL_MODELS[sym]:
-                panels[title][f"{NAMES[m]}, null"] = [_f(x) for x in nulls[(t, sym)][m]]
+                panels[title][f"null {NAMES[m]}"] = [_f(x) for x in nulls[(t, sym)][m]]
         evidence.append({"kind": "boxes", "title": f"{task}: test MSE over seeds by level of symmetry (thesis Figure "
                                                    f"3.2; lower is better)", "ylabel": "test MSE", "logy": True,
                          "panels": panels})
@@ -268,7 +268,7 @@ def measure(profile) -> Outcome:
         elif role == "null":
             nulls[(task, sym)] = {m: models[m]["test_mse"] for m in NULL_MODELS[sym]}
             for r in result.rows:
-                runs.append(dict(r, task=task, symmetry=sym, label=f"{NAMES[r['model']]}, null"))
+                runs.append(dict(r, task=task, symmetry=sym, label=f"null {NAMES[r['model']]}"))
         else:
             r = ratio(models["rpp"]["test_mse"], models["mlp"]["test_mse"], models["emlp"]["test_mse"])
             variants.append({"name": "original", "what": "approximate inertia as the authors' code computes it, "
