@@ -154,6 +154,7 @@ def quick():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
 def test_the_quick_run_shares_one_trained_set(quick):
     profile, _ = quick
     cnns = next(v for k, v in profile.shared.items() if k.startswith("digits CNNs"))
@@ -169,6 +170,7 @@ def test_the_quick_zero_claim_holds_and_its_null_fails():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
 def test_the_quick_sums_hold_and_the_norms_do_not(quick):
     out = quick[1]["lee-layerwise-sums"]
     assert set(out.measured) == {"cnn-stride translate-x", "cnn-stride rotate", "cnn-blur translate-x",
@@ -178,6 +180,7 @@ def test_the_quick_sums_hold_and_the_norms_do_not(quick):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
 def test_the_quick_aliasing_and_gap_nulls_fail(quick):
     alias, gap = quick[1]["lee-aliasing"], quick[1]["lee-equivariance-gap"]
     assert alias.holds in (True, False) and gap.holds in (True, False)  # what the quick training gives
