@@ -143,22 +143,21 @@ def test_the_profiles():
 
 # ---------------------------------------------------------------------------------------------- the quick run
 @pytest.fixture(scope="module")
-def quick():
-    from lab.reproduce import Profile, load_claims
-
-    claims, profile, out = load_claims(), Profile("quick", device="cpu"), {}
-    for cid in IDS[1:]:
-        profile.current = cid
-        out[cid] = claims[cid].measure(profile)
-    return profile, out
+def quick(quick_report, quick_outcomes):
+    """The claims of the session's one ``lab reproduce --quick`` run (tests/conftest.py): (the report's claim
+    records by id, their Outcomes by id) -- no second training."""
+    return {c["id"]: c for c in quick_report[1]["claims"]}, quick_outcomes
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
+@pytest.mark.xdist_group("reproduce")  # with the other readers of the session's quick report
 def test_the_quick_run_shares_one_trained_set(quick):
-    profile, _ = quick
-    cnns = next(v for k, v in profile.shared.items() if k.startswith("digits CNNs"))
-    assert cnns["used_by"] == ["lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap"]
+    records, _ = quick
+    for cid in ("lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap"):
+        runs = [s["run"] for s in records[cid]["shared"]]
+        assert any(r.startswith("digits CNNs") for r in runs), (cid, runs)
+    built = {s["run"]: s["built_by"] for cid in IDS for s in records[cid]["shared"]}
+    assert [b for r, b in built.items() if r.startswith("digits CNNs")] == ["lee-layerwise-sums"]  # built once
 
 
 def test_the_quick_zero_claim_holds_and_its_null_fails():
@@ -170,7 +169,7 @@ def test_the_quick_zero_claim_holds_and_its_null_fails():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
+@pytest.mark.xdist_group("reproduce")  # with the other readers of the session's quick report
 def test_the_quick_sums_hold_and_the_norms_do_not(quick):
     out = quick[1]["lee-layerwise-sums"]
     assert set(out.measured) == {"cnn-stride translate-x", "cnn-stride rotate", "cnn-blur translate-x",
@@ -180,7 +179,7 @@ def test_the_quick_sums_hold_and_the_norms_do_not(quick):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("reproduce-meter")  # one worker: the quick run is built once
+@pytest.mark.xdist_group("reproduce")  # with the other readers of the session's quick report
 def test_the_quick_aliasing_and_gap_nulls_fail(quick):
     alias, gap = quick[1]["lee-aliasing"], quick[1]["lee-equivariance-gap"]
     assert alias.holds in (True, False) and gap.holds in (True, False)  # what the quick training gives

@@ -98,13 +98,14 @@ def test_on_par_is_a_margin_and_approximate_is_strict():
     assert not rc.met("exact", math.nan) and not rc.met("misspecified", None)
 
 
-def test_the_quick_run(tmp_path):
-    """Inertia's three regimes at the quick settings: every model and the null trained, the boxes in the evidence,
-    and the null fails (the SL(3) EMLP far behind the MLP where the symmetry is misspecified).  The verdict itself
-    is whatever the quick settings give (reported by ``lab reproduce``), not asserted."""
-    from lab.reproduce import Profile, load_claims
-
-    out = load_claims()[CID].measure(Profile("quick", device="cpu"))
+@pytest.mark.slow
+@pytest.mark.xdist_group("reproduce")  # with the other readers of the session's quick report
+def test_the_quick_run(quick_outcomes):
+    """Inertia's three regimes at the quick settings (the session's one ``lab reproduce --quick`` run,
+    tests/conftest.py): every model and the null trained, the boxes in the evidence, and the null fails (the SL(3)
+    EMLP far behind the MLP where the symmetry is misspecified).  The verdict itself is whatever the quick settings
+    give (reported by ``lab reproduce``), not asserted."""
+    out = quick_outcomes[CID]
     assert set(out.measured) == {"inertia exact", "inertia approximate", "inertia misspecified"}
     assert all(r > 0 for r in out.measured.values())
     assert out.null is not None and out.null.holds is False
