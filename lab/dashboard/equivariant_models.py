@@ -28,10 +28,8 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..device import DEVICES
-from pathlib import Path
-
 from ..config import ConfigError
+from ..device import DEVICES
 from ..experiments.emlp import FAMILY, EMLPConfig, list_runs, results_dir
 from ..jobs import Job
 from ..plots.emlp_bokeh import data_efficiency_figure, rollout_data, rollout_figures
@@ -41,7 +39,7 @@ from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
-from .worker_pane import WorkerPaneMixin
+from .worker_pane import WorkerPaneMixin, read_saved_run
 
 #: the config fields the pane shows (every declared one meant for the dashboard)
 CONFIG_NAMES = [o.name for o in EMLPConfig.declarations() if o.ui]
@@ -376,16 +374,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     """Off the event loop (the pane's loading job): read a saved run (refused in one line over the ``run_bytes``
     limit before it is read) and hand over its rows and curve records, plain dicts."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
-    run = FAMILY.load(path, root=results)
-    if control is not None:
-        control.checkpoint()
-    rows = run.results.astype(object).where(run.results.notna(), None).to_dict("records")
-    curves = run.curves.astype(object).where(run.curves.notna(), None).to_dict("records")
+    run, rows, curves = read_saved_run(FAMILY, path, results, progress, control)
     keep = ("model", "size", "seed", "epoch", "epochs", "test_mse", "train_mse")
     curves = [{k: c[k] for k in keep if k in c and (c[k] is not None or k != "test_mse")} for c in curves]
     rollouts = []  # the pendulum's, as the live "result" messages carry them

@@ -40,7 +40,7 @@ from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
-from .worker_pane import WorkerPaneMixin
+from .worker_pane import WorkerPaneMixin, read_saved_run
 
 #: the config fields the view shows (every declared one meant for the dashboard)
 CONFIG_NAMES = [o.name for o in RPPConfig.declarations() if o.ui]
@@ -457,16 +457,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     """Off the event loop (the view's loading job): read a saved run (refused in one line over the ``run_bytes``
     limit before it is read) and hand over its rows and curve records, plain dicts."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
-    run = FAMILY.load(path, root=results)
-    if control is not None:
-        control.checkpoint()
-    rows = run.results.astype(object).where(run.results.notna(), None).to_dict("records")
-    curves = run.curves.astype(object).where(run.curves.notna(), None).to_dict("records")
+    run, rows, curves = read_saved_run(FAMILY, path, results, progress, control)
     keep = ("model", "seed", "epoch", "epochs", "test_mse", "train_mse")
     curves = [{k: c[k] for k in keep if k in c} for c in curves]
     return {"run": run, "rows": rows, "curves": curves}

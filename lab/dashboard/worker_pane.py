@@ -24,6 +24,25 @@ from ..jobs import Job
 from .guard import guard, guarded
 
 
+def read_saved_run(family, path, results, progress=None, control=None):
+    """Off the event loop (a pane's loading job): ``(run, rows, curves)`` of ``family``'s saved run at ``path``
+    (refused in one line over the ``run_bytes`` limit before it is read; only from inside ``results``), its results
+    and curve tables as plain records with missing values as None."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
+    run = family.load(path, root=results)
+    if control is not None:
+        control.checkpoint()
+
+    def records(df):
+        return df.astype(object).where(df.notna(), None).to_dict("records")
+
+    return run, records(run.results), records(run.curves)
+
+
 def _shown(value, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
