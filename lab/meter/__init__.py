@@ -13,7 +13,9 @@
 * ``MODELS``, ``build``, ``train``, ``digits_data`` -- the small digits CNN in strided, blurred (``BlurPool``) and
   smooth-activation variants, trained here (``lab.meter.cnn``); ``AliasingConfig``, ``aliasing_study``,
   ``lee_report`` -- the aliasing study of sections 4.5-4.6: LEE per variant, transformation and input set (train,
-  test, a held-out class, noise), the layer kinds' shares (``lab.meter.aliasing``).
+  test, a held-out class, noise), the layer kinds' shares (``lab.meter.aliasing``);
+* ``transformed_example``, ``cumulative_contributions`` -- the numbers the meter's pictures draw: one input under its
+  flow with the output's change and tangent, and Figure 4.4's cumulative layer contributions (``lab.meter.example``).
 
 A science package: torch and numpy, no UI; bad input raises ``MeterError`` (a ``LabError``).
 """
@@ -26,6 +28,7 @@ from .cnn import (LAYER_KINDS, MODEL_NAMES, MODELS, BlurPool, DigitsData, Traine
 from .aliasing import (INPUTS, AliasingConfig, AliasingResult, input_sets, kind_contributions, kind_summary,
                        lee_report, summarize, table)
 from .aliasing import run as aliasing_study
+from .example import cumulative_contributions, transformed_example
 from .transforms import (DEFAULT_INTERPOLATION, DEFAULT_PADDING, INTERPOLATIONS, PADDINGS, THESIS_SETTING,
                          TRANSFORMS, UNITS, ImageTransform, MeterError)
 
@@ -35,4 +38,5 @@ __all__ = ["ImageTransform", "MeterError", "TRANSFORMS", "INTERPOLATIONS", "PADD
            "layerwise_lie_derivative", "probe_norms", "select_modules", "Decomposition", "LayerContribution",
            "ProbeNorm", "MODELS", "MODEL_NAMES", "build", "BlurPool", "digits_data", "DigitsData", "train", "Trained",
            "TrainSettings", "layer_kind", "LAYER_KINDS", "AliasingConfig", "AliasingResult", "aliasing_study",
-           "summarize", "table", "lee_report", "input_sets", "kind_contributions", "kind_summary", "INPUTS"]
+           "summarize", "table", "lee_report", "input_sets", "kind_contributions", "kind_summary", "INPUTS",
+           "transformed_example", "cumulative_contributions"]
