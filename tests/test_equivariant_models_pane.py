@@ -13,6 +13,7 @@ from bokeh.document import Document
 from lab.dashboard.equivariant_models import EquivariantModels
 from lab.errors import LabError
 from lab.experiments.emlp import FAMILY, EMLPConfig
+from lab.plots.style import MODEL_LABELS
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
@@ -117,6 +118,18 @@ def test_load_shows_a_saved_run_with_its_settings_and_numbers(tmp_path):
     assert len(pane._table.object) == 4 and len(pane.live.groups) == 4
     assert len(pane.live.data) == 4 * 3  # every recorded epoch of every model and size
     assert f"Loaded `{path.name}`" in pane._status.object
+    # the audit (lab.audit under O(5), issue 29) beside each model: the EMLP within tolerance, the MLP not, the
+    # number the run saved; a run saved before the audit existed loads with "—" there
+    table = pane._table.object
+    assert list(table.columns).index("audit") == list(table.columns).index("equivariance error") + 1
+    audits = dict(zip(table["model"] + " " + table["N"].astype(str), table["audit"]))
+    for row in result.rows:
+        mark = "✓" if row["model"] == "emlp" else "✗"
+        assert row["audit_ok"] is (row["model"] == "emlp")
+        assert audits[f"{MODEL_LABELS[row['model']]} {row['size']}"] == f"{row['audit_error']:.2g} {mark}"
+    results = pd.read_csv(path / "results.csv").drop(columns=["audit_error", "audit_ok", "audit_tolerance"])
+    results.to_csv(path / "results.csv", index=False)
+    assert pane.load(str(path), wait=True) and set(pane._table.object["audit"]) == {"—"}
     assert not pane.load(str(tmp_path.parent), wait=True)
     assert pane._error.visible
 

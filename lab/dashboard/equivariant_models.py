@@ -8,8 +8,10 @@ Start runs the ``emlp`` experiment family (``lab.experiments.emlp``) as a ``lab.
   order they train, test MSE against the epochs of the whole run, log scale, streamed;
 * the **data-efficiency plot** (thesis Figure 2.5, ``lab.plots.emlp_bokeh``): a point per model as it finishes a
   size, log-log;
-* the **results table**: per model and size the test and train MSE and the equivariance error of the trained
-  model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0).
+* the **results table**: per model and size the test and train MSE, the equivariance error of the trained
+  model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0) and its audit
+  (``lab.audit``, computed where the model is trained: ``lab.emlp.train.audit_model``): the worst relative error
+  with ✓ within the dtype's tolerance or ✗ (EMLP ~1e-7 ✓, the MLPs ~1 ✗); a run saved before the audit shows —.
 
 For the **pendulum** (thesis 2.7.2) each model is a Hamiltonian network and/or a Neural ODE (the *Learns* buttons),
 the log shows the training loss (1 s chunks), the data-efficiency plot the 30 s rollout error against the training
@@ -30,7 +32,7 @@ import param
 
 from ..config import ConfigError
 from ..device import DEVICES
-from ..experiments.emlp import FAMILY, EMLPConfig, list_runs, results_dir
+from ..experiments.emlp import AUDIT_KEYS, FAMILY, EMLPConfig, list_runs, results_dir
 from ..jobs import Job
 from ..plots.emlp_bokeh import data_efficiency_figure, rollout_data, rollout_figures
 from ..plots.style import DYNAMICS_LABELS, MODEL_COLOURS, MODEL_LABELS
@@ -54,12 +56,22 @@ LOG_WORDS = {"regression": {"title": "test MSE while training, in turn", "ylabel
                           "xlabel": "steps of the whole run (models in turn)"}}
 COLUMNS = {"model": "model", "size": "N", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
            "equivariance_error": "equivariance error", "seconds": "seconds"}
+#: the row keys of the audit (``lab.experiments.emlp.AUDIT_KEYS``), shown as one column after the equivariance error
+AUDIT_COLUMN = "audit"
 #: the pendulum's columns beside them (Table 2.2's number and Figure 2.6's L_z)
 PENDULUM_COLUMNS = {"rollout_error": "rollout error", "momentum_error": "L_z error"}
 
 
 #: the tab's two modes: the switch's words (declared once, here)
 MODES = {"efficiency": "Data efficiency (ch. 2, lab emlp)", "regimes": "Symmetry regimes (ch. 3, lab rpp)"}
+
+
+def audit_cell(error, ok) -> str:
+    """A model's audit as the table shows it: ``"2e-07 ✓"`` within tolerance, ``"0.41 ✗"`` not, ``"—"`` when the
+    run has no audit (saved before it existed, or not measurable)."""
+    if error is None or error != error:
+        return "—"
+    return f"{float(error):.2g} {'✓' if ok in (True, 'True') else '✗'}"
 
 
 def unit_name(model: str, size: int) -> str:
@@ -189,7 +201,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._error, self._progress, self._status,
             pn.Row(self._efficiency, self.live.panes["emlp-log"], sizing_mode="stretch_width"),
             self._rollout_box,
-            pn.pane.Markdown("#### Results (equivariance error: the EMLP suite's metric under the task's group)"),
+            pn.pane.Markdown("#### Results (equivariance error: the EMLP suite's metric under the task's group; "
+                             "audit: lab.audit's worst relative error under it, ✓ within the dtype's tolerance)"),
             self._table, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ control
@@ -268,7 +281,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         elif kind in ("done", "failed"):
             self._refresh_saved()
         elif kind == "result":
-            self._rows.append({k: msg.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)})
+            self._rows.append({k: msg.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS, *AUDIT_KEYS)})
             if msg.get("rollout") is not None:
                 self._show_rollout(msg)
             self._show_results()
@@ -301,6 +314,8 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         for c in ("test MSE", "train MSE", "equivariance error", *(PENDULUM_COLUMNS.values() if pendulum else ())):
             shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None and v == v else "-")
         shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}")
+        shown.insert(shown.columns.get_loc("equivariance error") + 1, AUDIT_COLUMN,
+                     [audit_cell(e, ok) for e, ok in zip(df["audit_error"], df["audit_ok"])])
         self._table.object = shown
 
     def _after_poll(self, count: int):
@@ -356,7 +371,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._rollout_box.visible = bool(prepared["rollouts"])
         for r in prepared["curves"]:
             self._on_message({"kind": "epoch", **r})
-        self._rows = [{k: r.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS)} for r in prepared["rows"]]
+        self._rows = [{k: r.get(k) for k in (*COLUMNS, *PENDULUM_COLUMNS, *AUDIT_KEYS)} for r in prepared["rows"]]
         if self._rows:
             self._show_results()
         self.live.draw(final=True)

@@ -482,6 +482,18 @@ def _equivariance(model, name: str, group_text: str, x) -> float:
     return equivariance_error(model.net, parse_rep("4*V", G), rep_out, G, n=5, x=x)
 
 
+def _audit(model, name: str, group_text: str, x) -> dict:
+    """``lab.emlp.train.audit_model`` of the model's network under ``group_text`` (the reps of ``_equivariance``),
+    on the states ``x`` divided by the model's scale: ``audit_error``, ``audit_ok``, ``audit_tolerance``."""
+    from ..reps import parse_rep
+    from .train import audit_model
+
+    kind, _ = _split(name)
+    G = state_group(group_text)
+    rep_out = parse_rep("4*V" if kind == "node" else "Scalar", G)
+    return audit_model(model.net, parse_rep("4*V", G), rep_out, G, x / model.scale.to(x.dtype))
+
+
 def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = SMALL, seed: int = 0,
                  progress=None, control=None, data=None, task: DoubleSpringPendulum | None = None) -> list:
     """Train and evaluate every model of ``models`` (the ``*-emlp`` ones once per group of ``groups``) on the
@@ -491,7 +503,8 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
          (``held_out_mse``: the training loss on the held-out starts),
          "equivariance_error" (under O2eR3(), the data's symmetry), "group_equivariance_error" (under the
          model's own group; the MLPs: O2eR3()) -- lab.nn.equivariance_error, 5 sampled elements, on up to 64 true
-         states of the held-out rollouts, "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
+         states of the held-out rollouts, "audit_error", "audit_ok", "audit_tolerance" (``lab.audit`` of the
+         network under O2eR3() on the first of those states: ``lab.emlp.train.audit_model``), "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
          (``train_model``'s counts of non-finite losses), "scale" (what the networks divide states by),
          "seconds" (training and evaluation), "integrator" (of the evaluation), "times" (150), "rollout_curve"
          and "rollout_band" (per time: geometric mean and geometric std over test trajectories),
@@ -545,6 +558,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
                "test_mse": held_out_mse(pred, true, len(ts)),
                "equivariance_error": _equivariance(model, name, SYMMETRY, x_eq),
                "group_equivariance_error": _equivariance(model, name, g or SYMMETRY, x_eq),
+               **_audit(model, name, SYMMETRY, x_eq),
                "train_mse": curve[-1]["train_mse"], "skipped_steps": curve[-1]["skipped"],
                "dropped_chunks": curve[-1]["dropped"], "scale": scale,
                "seconds": time.monotonic() - t0,

@@ -19,6 +19,8 @@ one about z (default ``O2eR3()``; ``SO2eR3()``, ``DkeR3(k)``).  Each model also 
 ('inertia', [30], ['emlp', 'mlp'])
 >>> out["models"]["emlp"]["equivariance_error"] < 1e-4 < out["models"]["mlp"]["equivariance_error"]
 True
+>>> out["models"]["emlp"]["audit_ok"], out["models"]["mlp"]["audit_ok"]   # lab.audit under O(3)
+(True, False)
 """
 from __future__ import annotations
 
@@ -40,6 +42,11 @@ TEST_POINTS = {"small": 1000, "paper": 5000}
 #: the training-set sizes when none are given (for the pendulum: the scale's training trajectories, 64 or the
 #: thesis's 500, ``lab.emlp.dynamics`` SMALL and PAPER)
 REGRESSION_SIZES = (100, 1000)
+
+
+#: what each result row says of the trained model's audit (``lab.emlp.train.audit_model``: ``lab.audit`` under
+#: the data's group): the worst relative error, its verdict, the dtype's tolerance
+AUDIT_KEYS = ("audit_error", "audit_ok", "audit_tolerance")
 
 
 def pendulum_name(kind: str, model: str) -> str:
@@ -274,6 +281,7 @@ def _run_pendulum(config: EMLPConfig, emit, control) -> EMLPResult:
                     out = {"model": name, "size": n, "seed": seed, "group": row["group"],
                            "test_mse": row["test_mse"], "train_mse": row["train_mse"],
                            "equivariance_error": row["equivariance_error"],
+                           **{k: row.get(k) for k in AUDIT_KEYS},
                            "rollout_error": row["rollout_error"], "momentum_error": row["momentum_error"],
                            "seconds": row["seconds"], "integrator": row["integrator"],
                            "times": row["times"], "rollout_curve": row["rollout_curve"],
@@ -310,7 +318,9 @@ def _step_weights(config: EMLPConfig, group_text: str, device: str, control) -> 
 
 def summary(result: EMLPResult) -> dict:
     """``{"task", "sizes", "group", "models": {name: {"test_mse": [mean over seeds, one per size],
-    "equivariance_error": worst over sizes and seeds, "train_mse": [...]}}}`` (the ``lab emlp --json`` object);
+    "equivariance_error": worst over sizes and seeds, "audit_error": the audit's worst over sizes and seeds,
+    "audit_ok": every one within tolerance (None where one was not audited), "train_mse": [...]}}}`` (the
+    ``lab emlp --json`` object);
     the pendulum's models (``hnn-emlp``, ...) also have ``rollout_error`` and ``momentum_error`` (geometric means
     over seeds, one per size: the metrics are geometric means themselves)."""
     import math
@@ -335,8 +345,13 @@ def summary(result: EMLPResult) -> dict:
         rows = [r for r in result.rows if r["model"] == m]
         errs = [r["equivariance_error"] for r in rows if r["equivariance_error"] is not None
                 and not math.isnan(r["equivariance_error"])]
+        audits = [r.get("audit_error") for r in rows]
+        audited = [a for a in audits if a is not None and not math.isnan(a)]
         models[m] = {"test_mse": per_size(rows, "test_mse"), "train_mse": per_size(rows, "train_mse"),
-                     "equivariance_error": max(errs) if errs else None}
+                     "equivariance_error": max(errs) if errs else None,
+                     "audit_error": max(audited) if audited else None,
+                     "audit_ok": all(bool(r.get("audit_ok")) for r in rows) if rows and len(audited) == len(rows)
+                     else None}
         if pendulum:
             models[m] |= {"rollout_error": per_size(rows, "rollout_error", True),
                           "momentum_error": per_size(rows, "momentum_error", True)}
