@@ -22,7 +22,8 @@ from lab.dashboard import PANES  # noqa: E402
 OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
 #: the css prefix of a tab's Start button and status line
-RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Equivariant models": ".eqm"}
+RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Equivariant models": ".eqm",
+        "Equivariance meter": ".meter"}
 
 
 def slug(title: str) -> str:
@@ -33,7 +34,8 @@ def image_name(title: str, width: int, height: int) -> str:
     return f"{slug(title)}-{width}x{height}.png"
 
 
-def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> list[Path]:
+def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True, tabs=None) -> list[Path]:
+    """Save each tab (``tabs``: those titles only; default every tab) at each size; returns the files."""
     out.mkdir(parents=True, exist_ok=True)
     saved = []
     with panel_server() as (url, _log):
@@ -42,6 +44,8 @@ def shoot(sizes, out: Path = OUT, full_page: bool = False, run: bool = True) -> 
                 page.goto(url)
                 page.locator(".basis-info").wait_for()
                 for title, _ in PANES:
+                    if tabs and title not in tabs:
+                        continue
                     page.get_by_text(title, exact=True).first.click()
                     page.wait_for_timeout(3000)
                     if run and title in RUNS:
@@ -60,9 +64,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--full-page", action="store_true")
     ap.add_argument("--no-run", action="store_true", help="each tab in its first state (no run)")
+    ap.add_argument("--tab", action="append", default=None, help="only this tab (its title; repeatable)")
     a = ap.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in (a.size or ["%dx%d" % README_SIZE])]
-    for p in shoot(sizes, Path(a.out), a.full_page, run=not a.no_run):
+    unknown = [t for t in a.tab or () if t not in dict(PANES)]
+    if unknown:
+        ap.error(f"no tab {unknown[0]!r}: the tabs are {', '.join(t for t, _ in PANES)}")
+    for p in shoot(sizes, Path(a.out), a.full_page, run=not a.no_run, tabs=a.tab):
         print(p)
     return 0
 

@@ -17,7 +17,8 @@ SIZES = [(1280, 800), (1920, 1080)]
 RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
         "Sharing discovery": (".shr", {}),
         "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
-                                        ".eqm-test": "50"})}
+                                        ".eqm-test": "50"}),
+        "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"})}
 
 
 def _check(page, title: str, when: str, problems: list) -> None:

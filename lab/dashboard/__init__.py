@@ -9,6 +9,7 @@ PANES: list[tuple[str, str]] = [
     ("Training dynamics", "lab.dashboard.training_dynamics:TrainingDynamics"),
     ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
     ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
+    ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
 ]
 
 

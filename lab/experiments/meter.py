@@ -356,7 +356,8 @@ def _run_cnn(config: MeterConfig, result: MeterResult, emit, control, total: int
         net, done = tr.model, tr.steps
         result.training = {"steps": tr.steps, "epochs": config.epochs, "batch": BATCH, "lr": LR, "seed": config.seed,
                            "train_accuracy": tr.train_accuracy, "test_accuracy": tr.test_accuracy,
-                           "final_loss": tr.losses[-1] if tr.losses else None, "holdout": HOLDOUT}
+                           "final_loss": tr.losses[-1] if tr.losses else None, "holdout": HOLDOUT,
+                           "losses": [float(v) for v in tr.losses]}
     result.net = net
     checkpoint(control)
     x = input_sets(data, (config.inputs,), config.samples, config.data_seed())[config.inputs]
@@ -423,7 +424,7 @@ def summary(result: MeterResult) -> dict:
     ``model_kind`` (cnn, emlp, mlp), ``preset``, ``source`` (trained, preset, or the saved run's path),
     ``transform``, ``status``, ``costs`` (``MeterConfig.costs``) and the measurement's own keys.  CNNs: ``stderr``
     (over inputs), ``n``, ``unit``, ``output``, ``inputs``, ``interpolation``, ``padding``, ``training`` (steps,
-    accuracies, seed) and ``accuracy_on_inputs``.  Presets: ``generators`` = ``[{"index", "name", "kind", "lee"}]``
+    accuracies, seed, the per-epoch mean training loss ``losses``) and ``accuracy_on_inputs``.  Presets: ``generators`` = ``[{"index", "name", "kind", "lee"}]``
     (Lie generators; a finite group's discrete generators, their ``lee`` the relative error), ``measure`` (lee or
     relative-error: what ``lee`` holds), ``lee_over`` (the max over generators), ``discrete_generators``,
     ``discrete_error`` (max and mean over elements of the mean relative error over inputs), ``group``, ``rep_in``,
@@ -498,6 +499,62 @@ def results_dir(directory=None):
     from ..meter.store import meter_dir
 
     return meter_dir(directory)
+
+
+def list_runs(directory=None) -> list:
+    """The saved meter runs in ``results_dir(directory)``, newest first."""
+    from ..meter.store import list_meter
+
+    return list_meter(directory)
+
+
+def saved_kind(path) -> str:
+    """The model kind (cnn, emlp, mlp) of the run saved at ``path``, from its ``config.json`` (no weights read); a
+    ``LabError`` when it is not a meter run."""
+    from ..meter.store import load_meter
+
+    return load_meter(path).kind
+
+
+#: inputs of a saved CNN run drawn along their flow by ``saved_view`` (the dashboard's example picker)
+VIEW_EXAMPLES = 4
+#: the digits' class names as the models number them (class ``HOLDOUT`` is left out: those above it move down one)
+DIGIT_NAMES = tuple(f"digit {d}" for d in range(10) if d != HOLDOUT)
+
+
+def saved_view(path, root=None, examples: int = VIEW_EXAMPLES, control=None) -> dict:
+    """What the Equivariance meter tab draws of a saved run, off the event loop: ``summary`` (the ``--json``
+    object), ``config``, ``status``, ``name``, ``layers`` (``cumulative_contributions`` of its layer-wise rows, in
+    layer order; [] without ``--layerwise``) and, for a CNN, ``examples``: ``transformed_example`` of the first
+    ``examples`` inputs of the set it was measured on (its model rebuilt from ``weights.npz``; none when it kept no
+    model) and ``classes`` (their names).  Only a run inside ``root`` when given."""
+    from ..control import checkpoint
+    from ..meter.example import cumulative_contributions
+    from ..meter.store import load_meter
+
+    saved = load_meter(path, root, weights=True)
+    summary = saved.meta["summary"]
+    out = {"summary": summary, "config": saved.meta["config"], "status": saved.meta["status"],
+           "name": saved.path.name, "path": str(saved.path), "kind": saved.kind, "examples": [], "classes": None,
+           "layers": cumulative_contributions(summary.get("layers") or [])}
+    if saved.kind != "cnn" or saved.weights is None:
+        return out
+    from ..meter.aliasing import input_sets
+    from ..meter.cnn import digits_data
+    from ..meter.example import transformed_example
+
+    checkpoint(control)
+    net = saved.model_module(build_model)
+    data = digits_data(saved.seed, holdout=HOLDOUT)
+    name = summary.get("inputs", "test")
+    x = input_sets(data, (name,), max(1, int(examples)), saved.seed)[name]
+    for i in range(min(int(examples), len(x))):
+        checkpoint(control)
+        out["examples"].append(transformed_example(net, x[i], summary["transform"], summary.get("output", "probs"),
+                                                   summary.get("interpolation", INTERPOLATIONS[0]),
+                                                   summary.get("padding", PADDINGS[0])))
+    out["classes"] = list(DIGIT_NAMES)
+    return out
 
 
 FAMILY = Family(

@@ -33,6 +33,14 @@ for _net in list(MODEL_LABELS):
     for _kind, _word in DYNAMICS_LABELS.items():
         MODEL_LABELS[f"{_kind}-{_net}"] = f"{_word} {MODEL_LABELS[_net]}"
 MODEL_COLOURS["rpp"], MODEL_LABELS["rpp"] = COLOURS["rpp"], "RPP-EMLP"  # lab rpp's model: the RPP strategy's orange
+#: the equivariance meter's layer kinds (``lab.meter.cnn.LAYER_KINDS``, tested to agree), one colour each in every
+#: figure of the layer-wise split (thesis Figure 4.4): the thesis's culprits, downsampling and nonlinearities, in the
+#: loud colours
+LAYER_KIND_COLOURS = {"conv": "#1f77b4", "downsampling": "#d62728", "nonlinearity": "#ff7f0e", "pooling": "#9467bd",
+                      "linear": "#2ca02c", "other": "#7f7f7f"}
+#: the meter's CNN variants (``lab.meter.cnn.MODELS``): strided red (the aliasing one), blurred green
+METER_MODEL_COLOURS = {"cnn-stride": "#d62728", "cnn-blur": "#2ca02c", "cnn-smooth": "#ff7f0e",
+                       "cnn-blur-smooth": "#1f77b4"}
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
 #: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
 #: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.
