@@ -172,3 +172,8 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_meter():
     assert INPUTS == aliasing.INPUTS and OUTPUTS == aliasing.STUDY_OUTPUTS
     assert INTERPOLATIONS == transforms.INTERPOLATIONS and PADDINGS == transforms.PADDINGS
     assert (WIDTH, EPOCHS, BATCH, LR) == (cnn.DEFAULT_WIDTH, cnn.DEFAULT_EPOCHS, cnn.DEFAULT_BATCH, cnn.DEFAULT_LR)
+    from lab.meter.example import SPANS
+    from lab.plots.style import LAYER_KIND_COLOURS, METER_MODEL_COLOURS
+
+    assert tuple(LAYER_KIND_COLOURS) == cnn.LAYER_KINDS and tuple(METER_MODEL_COLOURS) == tuple(cnn.MODELS)
+    assert tuple(SPANS) == transforms.TRANSFORMS
