@@ -110,7 +110,9 @@ def test_aliasing_figure_log_lee_per_model_and_seed_and_the_gap(study):
                  and r["inputs"] == i) for i in INPUT_ORDER]
     np.testing.assert_allclose(line.get_ydata(), want)
     assert [t.get_text().split("\n")[0] for t in gap_ax.get_xticklabels()][:2] == ["train", "test"]
-    assert len(aliasing_figure(rows, gap=False).axes) == 1
+    assert len(aliasing_figure(rows, panels=("gap",)).axes) == 1
+    with pytest.raises(MeterPlotError):
+        aliasing_figure(rows, panels=("bars",))
 
 
 def test_study_layers_feed_the_cumulative_figure_and_bad_input_is_refused(study):

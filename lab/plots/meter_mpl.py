@@ -44,6 +44,8 @@ INPUT_ORDER = tuple(INPUT_LABELS)
 T_WORDS = {"pixel": "px", "radian": "rad"}
 TOP_COLOUR, OTHER_COLOUR, TANGENT_COLOUR = "#1f77b4", "#c7c7c7", "#333333"
 MODEL_MARKERS = ("o", "s", "D", "^", "v", "P", "X")
+#: the aliasing figure's rows: the LEE per model, and the equivariance gap over the input sets
+PANELS = ("lee", "gap")
 
 
 class MeterPlotError(LabError, ValueError):
@@ -273,17 +275,20 @@ def _positive(x) -> float:
     return x if math.isfinite(x) and x > 0 else math.nan
 
 
-def aliasing_figure(result_or_rows, inputs: str = "test", transforms=None, gap: bool = True,
-                    title: str | None = None):
-    """The aliasing study drawn: per transformation (a column each), the LEE of every model on the ``inputs`` set
-    (each seed a point with its standard error over inputs, log axis; thesis Figure 4.6's comparison), and with
-    ``gap`` below it the equivariance gap: LEE on the train, test, held-out-class and noise inputs, nearest the
-    training data first, a line per model and seed (thesis Figure 4.7).  LEE is ``E|L_X f|^2 / dim`` of the
+def aliasing_figure(result_or_rows, inputs: str = "test", transforms=None, panels=PANELS, title: str | None = None):
+    """The aliasing study drawn, a column per transformation and a row per panel (``panels``, default both):
+    ``"lee"``, the LEE of every model on the ``inputs`` set (each seed a point with its standard error over inputs,
+    log axis; thesis Figure 4.6's comparison), and ``"gap"``, the equivariance gap: LEE on the train, test,
+    held-out-class and noise inputs, nearest the training data first, a line per model and seed (thesis Figure
+    4.7).  LEE is ``E|L_X f|^2 / dim`` of the
     outputs the study measured (probabilities by default), so its unit is the square of the Lie derivative's
     (per pixel, per radian).  ``result_or_rows``: ``aliasing_study``'s result or its ``rows``."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
+    panels = tuple(panels)
+    if not panels or any(p not in PANELS for p in panels):
+        raise MeterPlotError(f"panels must be a non-empty selection of {', '.join(PANELS)}, got {panels!r}")
     rows = _lee_rows(_rows_of(result_or_rows))
     output = getattr(getattr(result_or_rows, "config", None), "output", None)
     models = list(dict.fromkeys(r["model"] for r in rows))
@@ -298,61 +303,70 @@ def aliasing_figure(result_or_rows, inputs: str = "test", transforms=None, gap: 
         raise MeterPlotError(f"no LEE rows on the {inputs!r} inputs: the study measured {', '.join(sets)}")
     colours = _model_colours(models)
     lee = {(r["model"], r["seed"], r["transform"], r["inputs"]): r for r in rows}
-    nrows = 2 if gap else 1
-    fig = Figure(figsize=(3.9 * len(transforms) + 2.6, 3.6 * nrows + 0.5), layout="constrained")
-    axes = fig.subplots(nrows, len(transforms), squeeze=False)
+    fig = Figure(figsize=(3.9 * len(transforms) + 2.6, 3.6 * len(panels) + 0.5), layout="constrained")
+    grid = fig.subplots(len(panels), len(transforms), squeeze=False)
+    axes = {p: grid[k] for k, p in enumerate(panels)}
     what = "probabilities" if output in (None, "probs") else "logits"
     for j, tr in enumerate(transforms):
         u = _unit(tr, None)
-        ax = axes[0][j]
-        spread = [0.0] if len(seeds) == 1 else list(np.linspace(-0.18, 0.18, len(seeds)))
-        for i, m in enumerate(models):
-            for dx, s in zip(spread, seeds):
-                r = lee.get((m, s, tr, inputs))
-                if r is None:
-                    continue
-                y, e = _positive(r["lee"]), float(r.get("stderr", math.nan))
-                if not math.isfinite(y):
-                    continue
-                lower = min(e, 0.95 * y) if math.isfinite(e) else 0.0  # a bar longer than the value: to near 0
-                ax.errorbar([i + dx], [y], yerr=[[lower], [e if math.isfinite(e) else 0.0]], fmt="o",
-                            color=colours[m], ms=7, capsize=3, lw=1.4, gid=f"lee:{m}:{s}")
-        ax.set_xticks(range(len(models)))
-        ax.set_xticklabels([m.replace("cnn-", "") for m in models], fontsize=9)
-        ax.set_xlim(-0.5, len(models) - 0.5)
-        ax.set_yscale("log")
-        _plain_log_labels(ax.yaxis)
-        ax.set_xlabel("model (cnn-…)")
-        ax.set_ylabel(f"LEE on {inputs} inputs\n((per {u})², log scale)", fontsize=9)
-        ax.set_title(f"{tr}: LEE per model" + (f"\n(a dot per seed, bar: ±1 s.e. over inputs)"), fontsize=10)
-        ax.grid(alpha=0.3, axis="y", which="major")
-        ax.grid(alpha=0.12, axis="y", which="minor")
-        if gap:
-            ax = axes[1][j]
-            for i, m in enumerate(models):
-                for s in seeds:
-                    got = [(k, lee.get((m, s, tr, name))) for k, name in enumerate(sets)]
-                    got = [(k, r) for k, r in got if r is not None and math.isfinite(_positive(r["lee"]))]
-                    if not got:
-                        continue
-                    ax.plot([k for k, _ in got], [r["lee"] for _, r in got], color=colours[m], lw=1.6,
-                            marker=MODEL_MARKERS[i % len(MODEL_MARKERS)], ms=6, alpha=0.9 if len(seeds) == 1 else 0.6,
-                            gid=f"gap:{m}:{s}")
-            ax.set_xticks(range(len(sets)))
-            ax.set_xticklabels([INPUT_LABELS[s] for s in sets], fontsize=8)
-            ax.set_xlim(-0.3, len(sets) - 0.7)
-            ax.set_yscale("log")
-            _plain_log_labels(ax.yaxis)
-            ax.set_xlabel("inputs, nearest the training data first")
-            ax.set_ylabel(f"LEE ((per {u})², log scale)", fontsize=9)
-            ax.set_title(f"{tr}: the equivariance gap (thesis Fig. 4.7)", fontsize=10)
-            ax.grid(alpha=0.3, axis="y", which="major")
-            ax.grid(alpha=0.12, axis="y", which="minor")
+        if "lee" in panels:
+            _lee_panel(axes["lee"][j], tr, u, models, seeds, lee, inputs, colours)
+        if "gap" in panels:
+            _gap_panel(axes["gap"][j], tr, u, models, seeds, lee, sets, colours)
     handles = [Line2D([], [], color=colours[m], marker=MODEL_MARKERS[i % len(MODEL_MARKERS)], lw=1.6,
                       label=model_label(m)) for i, m in enumerate(models)]
-    fig.legend(handles=handles, loc="outside right upper", fontsize=9, frameon=False, title="model",
-               title_fontsize=9)
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(models) if len(models) <= 3 else 2, fontsize=9,
+               frameon=False)
     n_seeds = f"{len(seeds)} seed" + ("s" if len(seeds) != 1 else "")
     fig.suptitle(title or f"Local equivariance error of the digits CNNs ({what}; {n_seeds}; lower is more "
                           f"equivariant)", fontsize=11)
     return fig
+
+
+def _lee_panel(ax, tr, u, models, seeds, lee, inputs, colours):
+    """Figure 4.6's comparison: each model's LEE on one input set, a point per seed with +-1 standard error."""
+    spread = [0.0] if len(seeds) == 1 else list(np.linspace(-0.18, 0.18, len(seeds)))
+    for i, m in enumerate(models):
+        for dx, s in zip(spread, seeds):
+            r = lee.get((m, s, tr, inputs))
+            if r is None:
+                continue
+            y, e = _positive(r["lee"]), float(r.get("stderr", math.nan))
+            if not math.isfinite(y):
+                continue
+            lower = min(e, 0.95 * y) if math.isfinite(e) else 0.0  # a bar longer than the value: to near 0
+            ax.errorbar([i + dx], [y], yerr=[[lower], [e if math.isfinite(e) else 0.0]], fmt="o",
+                        color=colours[m], ms=7, capsize=3, lw=1.4, gid=f"lee:{m}:{s}")
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels([m.replace("cnn-", "") for m in models], fontsize=9)
+    ax.set_xlim(-0.5, len(models) - 0.5)
+    ax.set_yscale("log")
+    _plain_log_labels(ax.yaxis)
+    ax.set_xlabel("model (cnn-…)")
+    ax.set_ylabel(f"LEE on {inputs} inputs\n((per {u})², log scale)", fontsize=9)
+    ax.set_title(f"{tr}: LEE per model\n(a dot per seed, bar: ±1 s.e. over inputs)", fontsize=10)
+    ax.grid(alpha=0.3, axis="y", which="major")
+    ax.grid(alpha=0.12, axis="y", which="minor")
+
+
+def _gap_panel(ax, tr, u, models, seeds, lee, sets, colours):
+    """Figure 4.7: LEE over the input sets (nearest the training data first), a line per model and seed."""
+    for i, m in enumerate(models):
+        for s in seeds:
+            got = [(k, lee.get((m, s, tr, name))) for k, name in enumerate(sets)]
+            got = [(k, r) for k, r in got if r is not None and math.isfinite(_positive(r["lee"]))]
+            if not got:
+                continue
+            ax.plot([k for k, _ in got], [r["lee"] for _, r in got], color=colours[m], lw=1.6,
+                    marker=MODEL_MARKERS[i % len(MODEL_MARKERS)], ms=6, alpha=0.9 if len(seeds) == 1 else 0.6,
+                    gid=f"gap:{m}:{s}")
+    ax.set_xticks(range(len(sets)))
+    ax.set_xticklabels([INPUT_LABELS[s] for s in sets], fontsize=8)
+    ax.set_xlim(-0.3, len(sets) - 0.7)
+    ax.set_yscale("log")
+    _plain_log_labels(ax.yaxis)
+    ax.set_xlabel("inputs, nearest the training data first")
+    ax.set_ylabel(f"LEE ((per {u})², log scale)", fontsize=9)
+    ax.set_title(f"{tr}: the equivariance gap (thesis Fig. 4.7)", fontsize=10)
+    ax.grid(alpha=0.3, axis="y", which="major")
+    ax.grid(alpha=0.12, axis="y", which="minor")
