@@ -244,6 +244,30 @@ def test_records_every_step_per_layer_and_total():
     assert step3["total"]["dist_from_E"] == pytest.approx(math.hypot(*(step3[n]["dist_from_E"] for n in eq)))
 
 
+@pytest.mark.parametrize("experiment, options", [
+    ("perm", {"nodes": 4, "graphs": 40}), ("trans", {"images": 60}), ("rot", {"images": 30, "size": 6}),
+    ("custom", {"group": "S(5)"})])
+def test_the_audit_passes_equi_and_fails_nom(experiment, options):
+    """``lab.audit`` of every run's final model under the experiment's group (issue 29): Equi, which stays in E,
+    within float64's tolerance (measured 1e-16 to 1.3e-15), Nom, which leaves it, far out (0.02 to 0.6).  Equi's
+    pass is what shows the audit's reps are the model's layout (channels of the first input and last output rep,
+    Rot's two masks of V); the wrapped run is the batched model's own run."""
+    from lab.dynamics.audit import model_reps, run_model
+
+    tr = Trainer(DynamicsConfig(experiment=experiment, runs=2, steps=2, strategies=("nom", "equi"), options=options))
+    tr.run()
+    s = tr.summary()
+    assert s["equi"]["audit_ok"] is True and s["equi"]["audit_runs_ok"] == 2 and s["equi"]["audit_error"] < 1e-13
+    assert s["nom"]["audit_ok"] is False and s["nom"]["audit_runs_ok"] == 0 and s["nom"]["audit_error"] > 1e-3
+    assert s["equi"]["audit_tolerance"] == pytest.approx(1000 * torch.finfo(torch.float64).eps)
+    _, rep_in, rep_out = model_reps(tr)
+    x = tr.X[:3]
+    whole = tr.model.forward(tr.params["nom"], x.unsqueeze(0).expand(2, *x.shape))
+    one = run_model(tr, tr.params["nom"], 1)(x.reshape(3, -1))
+    assert one.shape == (3, rep_out.size) and x.reshape(3, -1).shape[1] == rep_in.size
+    torch.testing.assert_close(one, whole[1].reshape(3, -1), rtol=1e-12, atol=1e-12)
+
+
 def test_save_and_load_round_trip(tmp_path):
     tr = Trainer(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
     tr.run()
@@ -254,6 +278,9 @@ def test_save_and_load_round_trip(tmp_path):
     assert len(run.metrics) == len(tr.records)
     final = run.metrics[(run.metrics.step == 2) & (run.metrics.layer == "total") & (run.metrics.strategy == "nom")]
     assert final.dist_from_E.median() == pytest.approx(tr.summary()["nom"]["dist_from_E"])
+    for s in ("nom", "equi"):  # the audit is saved with the run's summary
+        assert run.meta["summary"][s]["audit_error"] == pytest.approx(tr.summary()[s]["audit_error"])
+        assert run.meta["summary"][s]["audit_ok"] is (s == "equi")
     with pytest.raises(LabError):
         load_run(tmp_path / "nothing")
 

@@ -148,6 +148,18 @@ def test_loading_a_run_restores_its_settings(tmp_path):
     assert fresh.config().validate() == first.config().validate()
     assert "seed 4" in fresh._status.object and "2 runs" in fresh._status.object
     assert fresh.live.data.steps == [0, 1, 2, 3]
+    # the audit of the final models (lab.audit under S(5), issue 29): shown when the run ends and again on Load,
+    # the saved summary's numbers; Equi within tolerance in both runs, Nom in neither
+    summary = json.loads((saved[0] / "config.json").read_text())["summary"]
+    for pane in (first, fresh):
+        table = pane._audit.object.set_index("strategy")
+        assert list(table.index) == ["Nom", "Equi"]
+        for s, label in (("nom", "Nom"), ("equi", "Equi")):
+            mark = "✓" if s == "equi" else "✗"
+            assert table.loc[label, "audit (median over runs)"] == f"{summary[s]['audit_error']:.2g} {mark}"
+        assert table.loc["Equi", "runs within tolerance"] == "2 of 2" and table.loc["Nom", "runs within tolerance"] \
+            == "0 of 2"
+    assert summary["equi"]["audit_error"] < 1e-13 < 1e-3 < summary["nom"]["audit_error"]
 
 
 def test_a_saved_run_with_unknown_settings_still_loads(tmp_path):
@@ -158,8 +170,13 @@ def test_a_saved_run_with_unknown_settings_still_loads(tmp_path):
     meta = json.loads((run / "config.json").read_text())
     meta["config"]["a_setting_from_the_future"] = 1
     (run / "config.json").write_text(json.dumps(meta))
+    for values in meta["summary"].values():  # as a run saved before the audit existed
+        for key in [k for k in values if k.startswith("audit_")]:
+            del values[key]
+    (run / "config.json").write_text(json.dumps(meta))
     fresh = TrainingDynamics(results=str(tmp_path))
     assert fresh.load(str(run)) and fresh.experiment == "custom" and not fresh._error.visible
+    assert set(fresh._audit.object["audit (median over runs)"]) == {"—"}
     meta["config"]["runs"] = "many"
     (run / "config.json").write_text(json.dumps(meta))
     other = TrainingDynamics(results=str(tmp_path))

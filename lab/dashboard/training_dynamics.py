@@ -7,7 +7,10 @@ messages carry; the job saves its own copy of the run (finished or stopped) and 
 run goes on, Load and every setting are disabled.  Loading a saved run (only one listed from the pane's own
 runs directory) restores its settings into the controls.  The controls are built from ``DynamicsConfig``'s
 declarations.  Every callback fails through ``lab.dashboard.guard``: an inline message, the buttons and status
-back to idle, no traceback in the server log.  No mathematics here.
+back to idle, no traceback in the server log.  No mathematics here: when a run ends (finished or stopped) its
+summary carries each strategy's equivariance audit (``lab.dynamics.audit``, ``lab.audit`` of every run's final
+model under the experiment's group), drawn as the small audit table below the per-layer one
+(``lab.experiments.dynamics.audit_table``); a loaded run shows its saved summary's (— for runs saved before it).
 """
 from __future__ import annotations
 
@@ -21,7 +24,8 @@ from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import FAMILIES
-from ..experiments.dynamics import DynamicsConfig, default_group, default_rep, list_runs, per_layer, results_dir
+from ..experiments.dynamics import (DynamicsConfig, audit_table, default_group, default_rep, list_runs, per_layer,
+                                    results_dir)
 from ..groups import parse_group
 from ..jobs import Job
 from ..plots.style import AXES, COLOURS, LABELS
@@ -136,6 +140,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._live_note = pn.pane.Markdown("", visible=False, css_classes=["dyn-live-note"])
         self._layers = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                          css_classes=["dyn-layers"])
+        self._audit = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
+                                        css_classes=["dyn-audit"])
         self._saved = self._run_select(label="Saved runs", options=[], width=420, css_classes=["dyn-saved"])
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
@@ -154,6 +160,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(self.live.panes["loss"], self.live.panes["accuracy"], sizing_mode="stretch_width"),
             self._live_note,
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
+            pn.pane.Markdown("#### Equivariance audit of the final models (lab.audit under the experiment's group; "
+                             "✓ every run within the dtype's tolerance)"), self._audit,
             pn.Row(self._saved, self._load_b), self._runs_compare,
             sizing_mode="stretch_width")
 
@@ -228,6 +236,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.live.min_interval = REDRAW_SECONDS[self.worker]
         self._plot_strategies = list(job.config.strategies)
         self._set_records([])
+        self._show_audit(None)
         self._live_note.visible = False
         return self.runner.start(job)
 
@@ -268,6 +277,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._dirty = True
         elif kind in ("done", "failed"):
             self._refresh_saved()
+            if kind == "done":
+                self._show_audit(msg.get("summary"))
             self._dirty = True
 
     def _after_poll(self, count: int):
@@ -321,6 +332,12 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._live_note.object = f"*{self.live.note}*"
         self._live_note.visible = bool(final and self.live.note)
 
+    def _show_audit(self, summary: dict | None) -> None:
+        """The run's audit table (``audit_table`` of its summary; empty without one), strategies by their labels."""
+        table = audit_table(summary)
+        table["strategy"] = [LABELS.get(s, s) for s in table["strategy"]]
+        self._audit.object = table
+
     def _set_log(self, on: bool) -> None:
         """The drift plots' y axis logarithmic or linear (their figures are rebuilt once, with every point)."""
         self.live.set_logy(None, on)
@@ -344,6 +361,8 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._info = {}
         self._latest = prepared["latest"]
         self._plot_strategies = list(prepared["data"].groups)
+        summary = prepared["run"].meta.get("summary")
+        self._show_audit(summary if isinstance(summary, dict) else None)
         self.live.load(prepared["data"])
         self._redraw(final=True)
         self._loaded = prepared

@@ -104,6 +104,7 @@ class Trainer:
         self.X_test, self.y_test = X[test], y[test]
         self.N = len(self.X)  # training samples: the priors' penalty per sample is |θ|² / (2 σ² N)
         self._evaluated: tuple | None = None  # (step, {strategy: (loss, accuracy) per run}) on the test split
+        self._audited: tuple | None = None  # (step, ``audit()``'s dict)
         N = len(self.X)
         self.batches = [slice(i, min(i + config.batch_size, N)) for i in range(0, N, config.batch_size)]
         self.in_rep = parse_rep(self.exp.in_rep, group)
@@ -391,8 +392,10 @@ class Trainer:
 
     # ------------------------------------------------------------------ results
     def summary(self) -> dict:
-        """Per strategy: medians over runs of the final totals (the CLI's --json object)."""
+        """Per strategy: medians over runs of the final totals (the CLI's --json object), and the equivariance
+        audit of the final models (``audit``)."""
         out = {}
+        audits = self.audit()
         for s in self.config.strategies:
             last = [r for r in self.records if r["strategy"] == s and r["layer"] == "total" and r["step"] == self.step]
             live = [r for r in last if not r["diverged"]]
@@ -412,9 +415,20 @@ class Trainer:
                       "test_samples": len(self.X_test)}
             if s in self.pathways:
                 out[s]["free_fraction"] = med("free_fraction")
+            out[s] |= audits[s]
             if not test:  # null in JSON for want of a test split, not because runs diverged
                 out[s]["test_loss_reason"] = out[s]["test_accuracy_reason"] = NO_TEST_REASON
         return out
+
+    def audit(self) -> dict:
+        """Per strategy: the equivariance audit of every live run's current model, summarised over runs
+        (``lab.dynamics.audit``: ``audit_error`` the median of the runs' worst relative errors under the
+        experiment's group, ``audit_ok``, ``audit_runs_ok``, ``audit_tolerance``); computed once per step."""
+        if self._audited is None or self._audited[0] != self.step:
+            from .audit import audit_trainer
+
+            self._audited = (self.step, audit_trainer(self))
+        return self._audited[1]
 
     def evaluate(self) -> dict:
         """Per strategy: (loss, accuracy) of every run's current model on the held-out test split (empty dict

@@ -1,5 +1,6 @@
 """Experiment family ``dynamics``: nominal / augmented / equivariant training from the same equivariant start
-(Nordenfors, Ohlsson & Flinth), with each model's distance from the equivariant subspace E.
+(Nordenfors, Ohlsson & Flinth), with each model's distance from the equivariant subspace E and the equivariance
+audit of the final models (``lab.dynamics.audit``; ``audit_table`` is what the pane shows of it).
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
     ('finished', 2)
     >>> FAMILY.summary(result)["equi"]["dist_from_E"] < 1e-10    # Equi never leaves E
     True
+    >>> FAMILY.summary(result)["equi"]["audit_ok"], FAMILY.summary(result)["nom"]["audit_ok"]   # lab.audit
+    (True, False)
     """
     from ..dynamics.train import Trainer
 
@@ -69,17 +72,51 @@ def summary(result: DynamicsResult) -> dict:
 
 
 def text(result: DynamicsResult) -> str:
-    """The medians as a table; a ``free A/A`` column (``|A_free| / |A|``) when a strategy has pathways (rpp)."""
+    """The medians as a table: the audit after the accuracy (``audit_cell``: the median over runs of the worst
+    relative equivariance error, ✓ every run within tolerance), then a ``free A/A`` column (``|A_free| / |A|``) when
+    a strategy has pathways (rpp)."""
     out = summary(result)
     pathways = any("free_fraction" in v for v in out.values())
-    lines = [f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9}"
+    lines = [f"{'strategy':<12} {'||A-A0||':>10} {'||Pi_perp A||':>14} {'loss':>8} {'accuracy':>9} {'audit':>10}"
              + (f" {'|A_free|/|A|':>13}" if pathways else "")]
     for s, v in out.items():
         ff = v.get("free_fraction")
         lines.append(f"{s:<12} {v['dist_from_init']:>10.4g} {v['dist_from_E']:>14.4g} {v['loss']:>8.4f} "
-                     f"{v['accuracy']:>9.3f}" + ((f" {ff:>13.4g}" if ff is not None else f" {'-':>13}")
-                                                 if pathways else ""))
+                     f"{v['accuracy']:>9.3f} {audit_cell(v):>10}"
+                     + ((f" {ff:>13.4g}" if ff is not None else f" {'-':>13}") if pathways else ""))
     return "\n".join(lines)
+
+
+def audit_cell(values: dict) -> str:
+    """One strategy's audit (its summary dict) in a cell: ``"4e-16 ✓"`` (every run within tolerance), ``"0.23 ✗"``,
+    or ``"—"`` for a run saved before the audit existed (or with no live run)."""
+    error = values.get("audit_error")
+    if error is None or error != error:
+        return "—"
+    return f"{float(error):.2g} {'✓' if values.get('audit_ok') else '✗'}"
+
+
+#: the audit table's columns (``audit_table``)
+AUDIT_COLUMNS = ("strategy", "audit (median over runs)", "runs within tolerance", "tolerance")
+
+
+def audit_table(summary: dict | None):
+    """The equivariance audit of a run's final models (``lab.dynamics.audit``), one row per strategy of its
+    ``summary`` (the ``done`` message's or a saved run's): ``AUDIT_COLUMNS``, the numbers as text.  Empty without
+    a summary; "—" where the run has no audit."""
+    import pandas as pd
+
+    rows = []
+    for s, v in (summary or {}).items():
+        if not isinstance(v, dict):
+            continue
+        audited = "audit_error" in v and v.get("audit_ok") is not None
+        runs, ok, tol = v.get("runs"), v.get("audit_runs_ok"), v.get("audit_tolerance")
+        live = None if runs is None else runs - (v.get("diverged_runs") or 0)
+        rows.append({"strategy": s, "audit (median over runs)": audit_cell(v),
+                     "runs within tolerance": f"{ok} of {live}" if audited and live is not None else "—",
+                     "tolerance": f"{tol:.2g}" if audited and tol is not None else "—"})
+    return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
 
 
 def save(result: DynamicsResult, directory=None):
