@@ -1,0 +1,110 @@
+"""The ensembles science (issue 30): the lifted action is right, the theorem's assumptions are checked as stated, the
+group-averaged ensemble is equivariant to rounding at initialisation and under exact orbit averaging (and not under
+one draw of sampled augmentation: the check has power), batching changes nothing, and in setting (i) the ensemble's
+error falls with M."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from lab.ensembles import (ORDER, SETTINGS, EnsembleError, TrainSettings, check_assumptions, ensemble_logits,
+                           ensemble_output, fit_slope, group_average_members, init_members, invariance_metrics,
+                           loop_step, orbit_logits, rotate_images, rotate_parameters, sgd_step, size_curve, train)
+from lab.ensembles.network import masks
+from lab.ensembles.train import Streams, _batch
+
+
+def _images(n=6, seed=0):
+    return torch.rand((n, 1, 8, 8), generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
+def test_the_lifted_action_moves_the_network_with_its_input(setting):
+    """phi_{rho_L(g) A}(rho_X(g) x) = phi_A(x) for every rotation, every support (L invariant or not)."""
+    p = init_members(2, 4, setting, [3, 4], dtype=torch.float64)
+    x = _images()
+    base = ensemble_logits(p, x)
+    for k in range(1, ORDER):
+        moved = ensemble_logits(rotate_parameters(p, k), rotate_images(x, k))
+        assert torch.allclose(moved, base, rtol=0, atol=1e-12)
+        assert (ensemble_logits(p, rotate_images(x, k)) - base).abs().max() > 1e-3  # one member is not invariant
+
+
+def test_the_assumptions_are_checked_as_the_theorem_states_them():
+    got = {s: check_assumptions(s) for s in SETTINGS}
+    assert got["invariant"] == {"space_invariant": True, "init_invariant": True, "theorem_applies": True}
+    assert got["noninvariant-init"]["space_invariant"] and not got["noninvariant-init"]["init_invariant"]
+    assert not got["noninvariant-space"]["space_invariant"] and got["noninvariant-space"]["init_invariant"]
+    with pytest.raises(EnsembleError, match="unknown setting"):
+        check_assumptions("nope")
+
+
+def _orbit_error(p, x):
+    scores = ensemble_output(orbit_logits(p, x))
+    return invariance_metrics(scores)["equivariance_error"]
+
+
+def test_the_group_averaged_ensemble_is_equivariant_at_init_and_under_exact_orbit_averaging():
+    d = _images(40, seed=1)
+    y = torch.arange(40) % 10
+    x = _images(8, seed=2)
+    one = init_members(1, 4, "invariant", [7], dtype=torch.float64)
+    ga = group_average_members(one)
+    assert _orbit_error(ga, x) < 1e-12
+    assert _orbit_error(one, x) > 1e-2  # one member alone is not
+    seeds = [7] * ORDER  # every member of the orbit sees the same batches
+    trained = train({k: v.clone() for k, v in ga.items()}, d, y, TrainSettings(steps=5, augment="orbit", lr=0.5),
+                    seeds, "invariant")
+    assert _orbit_error(trained, x) < 1e-10
+    # one draw of sampled augmentation is equivariant only in expectation: the same start departs from it
+    sampled = train({k: v.clone() for k, v in ga.items()}, d, y, TrainSettings(steps=5, augment="sampled", lr=0.5),
+                    seeds, "invariant")
+    assert _orbit_error(sampled, x) > 1e-4
+
+
+def test_batched_members_train_and_predict_as_one_by_one():
+    d = _images(30, seed=3)
+    y = torch.arange(30) % 10
+    p = init_members(3, 4, "noninvariant-space", [0, 1, 2], dtype=torch.float64)
+    q = {k: v.clone() for k, v in p.items()}
+    orbit_x = torch.stack([rotate_images(d, k) for k in range(ORDER)])
+    s1, s2 = Streams([0, 1, 2], 30, 8), Streams([0, 1, 2], 30, 8)
+    mask = masks("noninvariant-space", torch.float64)
+    for _ in range(3):
+        xb, yb = _batch(orbit_x, y, *s1.draw(), "sampled")
+        xb2, yb2 = _batch(orbit_x, y, *s2.draw(), "sampled")
+        la, lb = sgd_step(p, xb, yb, 0.1, mask), loop_step(q, xb2, yb2, 0.1, mask)
+        assert torch.allclose(la, lb, rtol=0, atol=1e-12)
+    for k in p:
+        assert torch.allclose(p[k], q[k], rtol=0, atol=1e-12)
+    # the batched ensemble's predictions are its members' one by one; the filters stay in their support
+    x = _images(5, seed=4)
+    batched = ensemble_logits(p, x)
+    for m in range(3):
+        from lab.ensembles import member_logits
+
+        assert torch.allclose(batched[m], member_logits({k: v[m] for k, v in p.items()}, x), rtol=0, atol=1e-13)
+    assert torch.all(p["conv0"][..., 2, :] == 0) and torch.all(p["conv0"][..., :, 2] == 0)
+
+
+def test_in_setting_i_the_error_falls_with_the_ensemble_size():
+    from lab.meter.cnn import digits_data
+
+    data = digits_data(0)
+    pool = 32
+    p = init_members(pool, 4, "invariant", range(pool))
+    train(p, data.x_train, data.y_train, TrainSettings(steps=60), range(pool), "invariant")
+    rows = size_curve(orbit_logits(p, data.x_test[:100]), [1, 2, 4, 8], resamples=12)
+    errs = [r["equivariance_error"] for r in rows]
+    assert errs[-1] < 0.6 * errs[0]
+    assert all(b < a for a, b in zip(errs, errs[1:]))
+    assert rows[-1]["orbit_same_prediction"] > rows[0]["orbit_same_prediction"]
+    assert -0.75 < fit_slope([1, 2, 4, 8], errs) < -0.3
+
+
+def test_bad_sizes_and_settings_are_refused():
+    with pytest.raises(EnsembleError, match="sizes"):
+        size_curve(torch.zeros(4, ORDER, 2, 10), [1, 8])
+    with pytest.raises(EnsembleError, match="augmentation"):
+        TrainSettings(augment="flip")
+    assert fit_slope([1], [1.0]) != fit_slope([1], [1.0])  # NaN with one point
