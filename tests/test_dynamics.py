@@ -268,6 +268,21 @@ def test_the_audit_passes_equi_and_fails_nom(experiment, options):
     torch.testing.assert_close(one, whole[1].reshape(3, -1), rtol=1e-12, atol=1e-12)
 
 
+def test_a_running_experiment_sends_its_audit_at_step_0_and_at_its_last_step():
+    """The family's live audit records: at step 0 every strategy passes (all start at the same A0 in E), at the
+    last step Nom has left E and fails; the last record is the summary's audit."""
+    from lab.experiments.dynamics import FAMILY
+
+    seen = []
+    result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=3, strategies=("nom", "equi")),
+                        progress=lambda m: seen.append(m) if m["kind"] == "audit" else None)
+    assert seen[0]["step"] == 0 and seen[-1]["step"] == 3
+    assert all(v["audit_ok"] and v["audit_runs"] == 2 for v in seen[0]["audit"].values())
+    assert seen[-1]["audit"]["nom"]["audit_ok"] is False and seen[-1]["audit"]["equi"]["audit_ok"] is True
+    final = FAMILY.summary(result)
+    assert {k: final["nom"][k] for k in seen[-1]["audit"]["nom"]} == seen[-1]["audit"]["nom"]
+
+
 def test_save_and_load_round_trip(tmp_path):
     tr = Trainer(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
     tr.run()

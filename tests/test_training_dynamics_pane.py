@@ -152,6 +152,7 @@ def test_loading_a_run_restores_its_settings(tmp_path):
     # the saved summary's numbers; Equi within tolerance in both runs, Nom in neither
     summary = json.loads((saved[0] / "config.json").read_text())["summary"]
     for pane in (first, fresh):
+        assert "at step 3" in pane._audit_head.object
         table = pane._audit.object.set_index("strategy")
         assert list(table.index) == ["Nom", "Equi"]
         for s, label in (("nom", "Nom"), ("equi", "Equi")):

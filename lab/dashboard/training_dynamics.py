@@ -7,10 +7,11 @@ messages carry; the job saves its own copy of the run (finished or stopped) and 
 run goes on, Load and every setting are disabled.  Loading a saved run (only one listed from the pane's own
 runs directory) restores its settings into the controls.  The controls are built from ``DynamicsConfig``'s
 declarations.  Every callback fails through ``lab.dashboard.guard``: an inline message, the buttons and status
-back to idle, no traceback in the server log.  No mathematics here: when a run ends (finished or stopped) its
-summary carries each strategy's equivariance audit (``lab.dynamics.audit``, ``lab.audit`` of every run's final
-model under the experiment's group), drawn as the small audit table below the per-layer one
-(``lab.experiments.dynamics.audit_table``); a loaded run shows its saved summary's (— for runs saved before it).
+back to idle, no traceback in the server log.  No mathematics here: the run sends each strategy's equivariance
+audit (``lab.dynamics.audit``, ``lab.audit`` of every run's model under the experiment's group) at step 0, now
+and then while it trains, and at its last step, and its summary (finished or stopped) carries the last one: drawn
+as the small audit table below the per-layer one (``lab.experiments.dynamics.audit_table``), its heading naming
+the step; a loaded run shows its saved summary's (— for runs saved before the audit).
 """
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._loading = None  # the saved run a loading job reads
         self._mode = self.worker  # the worker mode of the run shown
         self._widgets()
+        self._show_audit(None)
         self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
                                 lock=[self._controls, self._load_b, self._saved], status=self._status,
                                 progress=self._progress, error=self._error, detail=self._detail,
@@ -142,6 +144,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                          css_classes=["dyn-layers"])
         self._audit = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                         css_classes=["dyn-audit"])
+        self._audit_head = pn.pane.Markdown("", css_classes=["dyn-audit-head"])
         self._saved = self._run_select(label="Saved runs", options=[], width=420, css_classes=["dyn-saved"])
         self._load_b = pn.widgets.Button(label="Load", width=80, css_classes=["dyn-load"])
         self._load_b.on_click(lambda e: self.load(self._saved.value))
@@ -160,8 +163,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(self.live.panes["loss"], self.live.panes["accuracy"], sizing_mode="stretch_width"),
             self._live_note,
             pn.pane.Markdown("#### Per layer (medians over runs, latest step)"), self._layers,
-            pn.pane.Markdown("#### Equivariance audit of the final models (lab.audit under the experiment's group; "
-                             "✓ every run within the dtype's tolerance)"), self._audit,
+            self._audit_head, self._audit,
             pn.Row(self._saved, self._load_b), self._runs_compare,
             sizing_mode="stretch_width")
 
@@ -271,14 +273,16 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             else:  # the figures start() built are this run's: no second build
                 self._add_records(list(msg["records"]))
             self._dirty = True
+        elif kind == "audit":
+            self._show_audit(msg["audit"], msg["step"])
         elif kind == "records":
             self._add_records(msg["records"])
             self._info.update(step=msg["step"], diverged=msg["diverged"])
             self._dirty = True
         elif kind in ("done", "failed"):
             self._refresh_saved()
-            if kind == "done":
-                self._show_audit(msg.get("summary"))
+            if kind == "done" and msg.get("summary"):
+                self._show_audit(msg["summary"], self.step)
             self._dirty = True
 
     def _after_poll(self, count: int):
@@ -332,11 +336,15 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             self._live_note.object = f"*{self.live.note}*"
         self._live_note.visible = bool(final and self.live.note)
 
-    def _show_audit(self, summary: dict | None) -> None:
-        """The run's audit table (``audit_table`` of its summary; empty without one), strategies by their labels."""
+    def _show_audit(self, summary: dict | None, step: int | None = None) -> None:
+        """The audit table (``audit_table`` of a summary or a live audit record; empty without one), strategies by
+        their labels, under a heading naming its step."""
         table = audit_table(summary)
         table["strategy"] = [LABELS.get(s, s) for s in table["strategy"]]
         self._audit.object = table
+        at = f" at step {step}" if step is not None and len(table) else ""
+        self._audit_head.object = (f"#### Equivariance audit{at} (lab.audit of every run's model under the "
+                                   f"experiment's group; ✓ every run within the dtype's tolerance)")
 
     def _set_log(self, on: bool) -> None:
         """The drift plots' y axis logarithmic or linear (their figures are rebuilt once, with every point)."""
@@ -361,8 +369,9 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._info = {}
         self._latest = prepared["latest"]
         self._plot_strategies = list(prepared["data"].groups)
-        summary = prepared["run"].meta.get("summary")
-        self._show_audit(summary if isinstance(summary, dict) else None)
+        meta = prepared["run"].meta
+        summary = meta.get("summary")
+        self._show_audit(summary if isinstance(summary, dict) else None, meta.get("steps_done"))
         self.live.load(prepared["data"])
         self._redraw(final=True)
         self._loaded = prepared

@@ -12,6 +12,10 @@ from .family import Family, progress_record
 
 #: within a training step, a progress record at most this often (seconds)
 PARTIAL_SECONDS = 1.0
+#: the live audit (an ``{"kind": "audit"}`` record: ``Trainer.audit`` of the models as they stand): at step 0, at the
+#: last step, and between at most every ``AUDIT_SECONDS`` and at most ``AUDIT_SHARE`` of the run's time
+AUDIT_SECONDS = 2.0
+AUDIT_SHARE = 0.1
 
 
 @dataclass
@@ -22,7 +26,9 @@ class DynamicsResult:
 
 
 def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
-    """Build the experiment and train every strategy; records stream to ``progress`` after every step.
+    """Build the experiment and train every strategy; records stream to ``progress`` after every step, and the
+    live audit (``{"kind": "audit", "step", "audit": {strategy: Trainer.audit()'s numbers}}``) at step 0, at the
+    last step and in between as ``AUDIT_SECONDS`` and ``AUDIT_SHARE`` allow.
 
     >>> from lab.experiments.dynamics import DynamicsConfig, FAMILY
     >>> result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=2, strategies=("nom", "equi")))
@@ -43,6 +49,14 @@ def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
           "dim_ratio": trainer.dim_ratio, "device": str(trainer.device), "experiment": trainer.exp.description,
           "records": list(trainer.records)})
 
+    audited = {"at": 0.0, "cost": 0.0}
+
+    def audit(tr):
+        t0 = time.monotonic()
+        emit({"kind": "audit", "step": tr.step, "audit": tr.audit()})
+        audited["at"], audited["cost"] = time.monotonic(), time.monotonic() - t0
+
+    audit(trainer)  # step 0
     # the clock of the progress ETAs starts here, after the build (which can take long: data, bases)
     emit(progress_record(0, config.steps, f"step 0/{config.steps}"))
     last = [time.monotonic()]
@@ -51,6 +65,9 @@ def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
         dead = sum(x is not None for v in tr.diverged_at.values() for x in v)
         emit({"kind": "records", "records": records, "step": tr.step, "total": tr.config.steps,
               "steps_per_second": tr.steps_per_second, "diverged": dead})
+        now = time.monotonic()
+        if tr.step >= tr.config.steps or now - audited["at"] >= max(AUDIT_SECONDS, audited["cost"] / AUDIT_SHARE):
+            audit(tr)
         emit(progress_record(tr.step, tr.config.steps, f"step {tr.step}/{tr.config.steps}"))
         last[0] = time.monotonic()
 
@@ -102,7 +119,8 @@ AUDIT_COLUMNS = ("strategy", "audit (median over runs)", "runs within tolerance"
 
 def audit_table(summary: dict | None):
     """The equivariance audit of a run's final models (``lab.dynamics.audit``), one row per strategy of its
-    ``summary`` (the ``done`` message's or a saved run's): ``AUDIT_COLUMNS``, the numbers as text.  Empty without
+    ``summary`` (the ``done`` message's or a saved run's; or a live ``audit`` record's ``audit``): ``AUDIT_COLUMNS``,
+    the numbers as text.  Empty without
     a summary; "—" where the run has no audit."""
     import pandas as pd
 
@@ -111,8 +129,7 @@ def audit_table(summary: dict | None):
         if not isinstance(v, dict):
             continue
         audited = "audit_error" in v and v.get("audit_ok") is not None
-        runs, ok, tol = v.get("runs"), v.get("audit_runs_ok"), v.get("audit_tolerance")
-        live = None if runs is None else runs - (v.get("diverged_runs") or 0)
+        ok, tol, live = v.get("audit_runs_ok"), v.get("audit_tolerance"), v.get("audit_runs")
         rows.append({"strategy": s, "audit (median over runs)": audit_cell(v),
                      "runs within tolerance": f"{ok} of {live}" if audited and live is not None else "—",
                      "tolerance": f"{tol:.2g}" if audited and tol is not None else "—"})
