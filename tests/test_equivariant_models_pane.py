@@ -90,6 +90,8 @@ def test_the_pendulum_draws_its_rollout_against_the_truth_and_its_errors(tmp_pat
     emlp_lz = pane._rollout_sources["hnn-emlp"].data["lz"]
     assert max(emlp_lz) - min(emlp_lz) < 1e-3 * max(abs(v) for v in emlp_lz)  # Noether: flat, drawn so
     assert {"rollout error", "L_z error"} <= set(pane._table.object.columns) and len(pane._table.object) == 2
+    marks = dict(zip(pane._table.object["model"], pane._table.object["audit"].str[-1]))  # lab.audit, O2eR3()
+    assert marks == {"HNN EMLP": "✓", "HNN MLP": "✗"}
     assert pane.live.figure("emlp-log").title.text.startswith("training loss")
     pane.param.update(task="o5", models=["mlp"], epochs=1, test=20, channels=8)
     pane._sizes_w.value = "20"
