@@ -14,6 +14,7 @@ from lab.config import ConfigError
 from lab.control import Control
 from lab.experiments import FAMILIES
 from lab.experiments.emlp import EMLPConfig
+from lab.experiments.ensembles import EnsemblesConfig
 from lab.experiments.meter import MeterConfig
 from lab.experiments.basis import BasisConfig
 from lab.experiments.dynamics import DynamicsConfig
@@ -29,6 +30,7 @@ TINY = {
     "emlp": EMLPConfig(task="o5", sizes=("20",), channels=8, layers=1, epochs=2, test=20),
     "rpp": RPPConfig(symmetry="exact", size=20, test=20, channels=8, layers=1, epochs=2, seeds=1),
     "meter": MeterConfig(epochs=1, samples=8),
+    "ensembles": EnsemblesConfig(members=2, steps=2, channels=2, test_points=8, records=2, resamples=2),
 }
 
 

@@ -1,0 +1,303 @@
+"""Experiment family ``ensembles``: do ensembles trained under augmentation become equivariant, and on what does it
+depend?  ``lab ensembles`` (Nordenfors & Flinth's poster; issue 30).
+
+One run: a pool of ``pool_factor x members`` small CNNs (``lab.ensembles.network``) trained at once by projected SGD
+under data augmentation on scikit-learn's digits, a rotation-invariant task under C4 (the poster's invariant MNIST
+task, at 8 x 8), in one of the three settings that test the theorem's assumptions (``--setting``):
+
+* ``invariant`` -- (i) the layer space L invariant (cross-shaped filter support) and the initial distribution
+  invariant (centred Gaussian): the theorem says the ensemble mean is equivariant at every time, so a finite
+  ensemble's error falls as 1/sqrt(M);
+* ``noninvariant-init`` -- (ii) L invariant, the initial mean leaning one way (the filters' top rows);
+* ``noninvariant-space`` -- (iii) L not invariant (filters on the top-left 2 x 2 corner).
+
+How each assumption is verified is in ``lab.ensembles.network`` (``check_assumptions``: the support's mask against
+its rotations; the Gaussian init by its mean pattern); the summary carries the verdicts.  At ``records`` times during
+training (the first at initialisation, the last at the end), the ensemble metrics of ``lab.ensembles.metrics`` are
+measured per size M in 1, 2, 4, ..., ``members`` (sub-ensembles drawn ``resamples`` times from the pool) on
+``test_points`` held-out digits (``test``) and as many noise images with the digits' pixel statistics (``noise``,
+out of distribution).  The ensemble averages logits (``--average probs``: probabilities).
+
+Cost before work (``EnsemblesConfig.costs``): the exact member-steps (pool x steps), the parameters, and an estimate of
+the memory of one batched step and of the recorded orbits, refused over the memory limit in one line.
+
+``--task perm`` and ``--task custom`` (the Perm graph task and the teacher-student task for any finite group, on the
+dynamics models) are declared but not built yet: they are refused in one line.
+
+>>> from lab.experiments.ensembles import FAMILY, EnsemblesConfig
+>>> s = FAMILY.summary(FAMILY.run(EnsemblesConfig(members=2, steps=2, channels=2, test_points=8, records=2)))
+>>> s["sizes"], len(s["equivariance_error"]), s["assumptions"]["theorem_applies"]
+([1, 2], 2, True)
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from ..config import Config, ConfigError, option
+from .family import Family, progress_record
+
+# These lists are ``lab.ensembles``'s, spelled here because ``lab --help`` imports no torch; tests check they agree.
+#: ``lab.ensembles.network.SETTINGS``
+SETTINGS = ("invariant", "noninvariant-init", "noninvariant-space")
+#: ``lab.ensembles.train.AUGMENTS``; ``lab.ensembles.metrics.AVERAGES``
+AUGMENTS = ("sampled", "orbit", "none")
+AVERAGES = ("logits", "probs")
+TASKS = ("digits", "perm", "custom")
+BUILT_TASKS = ("digits",)
+#: the digits' 8 x 8 images and classes; parameters of a member's layers per channel (for the cost)
+SIDE, CLASSES = 8, 10
+INPUT_SETS = ("test", "noise")
+
+
+@dataclass
+class EnsemblesConfig(Config):
+    task: str = option("digits", "the invariant task: rotation-invariant digits under C4 (perm and custom: not built "
+                                 "yet)", choices=TASKS)
+    setting: str = option("invariant", "which of the theorem's assumptions hold: both (invariant), not the invariant "
+                                       "initialisation (noninvariant-init), not the invariant layer space "
+                                       "(noninvariant-space)", choices=SETTINGS)
+    members: int = option(16, "the largest ensemble size M (sizes 1, 2, 4, ..., M)", low=1, high=4096)
+    pool_factor: int = option(4, "the pool trained is this many times M; sub-ensembles are drawn from it", low=1,
+                              high=64)
+    steps: int = option(200, "SGD steps of every member", low=1, high=1_000_000)
+    channels: int = option(8, "channels of each of the three convolutions", low=1, high=256)
+    batch: int = option(32, "mini-batch of every member (the authors': 32)", low=1, high=4096)
+    lr: float = option(0.01, "SGD learning rate (the authors': 0.01)", positive=True)
+    augment: str = option("sampled", "data augmentation: each sample rotated by a random element (the poster's), all "
+                                     "four rotations averaged (the expected augmented loss), or none (a baseline)",
+                          choices=AUGMENTS)
+    average: str = option("logits", "what the ensemble averages: logits (the authors' code) or probabilities",
+                          choices=AVERAGES)
+    resamples: int = option(20, "sub-ensembles drawn per size", low=1, high=10_000)
+    records: int = option(6, "times the metrics are measured during training (the first at initialisation, the last "
+                             "at the end)", low=2, high=1000)
+    test_points: int = option(200, "held-out digits (and as many noise images) the metrics are measured on", low=1,
+                              high=100_000)
+    seed: int = option(0, "seed of the data split, the members' initialisations, batches and rotations", low=0)
+    device: str = option("auto", "auto (CUDA when present), cpu or cuda")
+
+    def check(self) -> None:
+        from ..device import check_device_name
+
+        self.device = check_device_name(self.device)
+        if self.task not in BUILT_TASKS:
+            raise ConfigError(f"--task {self.task} is not built yet: only {', '.join(BUILT_TASKS)} runs today")
+        self.costs()
+
+    # ------------------------------------------------------------------ what the settings mean
+    def sizes(self) -> list[int]:
+        """1, 2, 4, ... up to ``members`` (``members`` itself always last)."""
+        out, m = [], 1
+        while m < self.members:
+            out.append(m)
+            m *= 2
+        return out + [self.members]
+
+    @property
+    def pool(self) -> int:
+        return self.members * self.pool_factor
+
+    def record_steps(self) -> list[int]:
+        """The steps at which the metrics are measured: ``records`` of them, evenly spaced from 0 to ``steps``."""
+        n = min(self.records, self.steps + 1)
+        return sorted({round(i * self.steps / (n - 1)) for i in range(n)})
+
+    def member_seeds(self) -> list[int]:
+        """Member m's seed: its own stream whatever the pool's size."""
+        return [self.seed * 1_000_003 + m for m in range(self.pool)]
+
+    def costs(self) -> dict:
+        """Exact ``member_steps`` (pool x steps), ``parameters`` (every member's), ``metric_evaluations`` (records x
+        input sets x |G| x test points x pool forward passes), and ``memory_bytes``, an estimate of one batched step
+        (activations and gradients of every member's batch, 4 rotations with orbit averaging) plus the recorded
+        orbits; refused over the memory limit (``lab.limits.check_memory``)."""
+        from ..limits import check_memory
+
+        per_member = self.channels * 9 + 2 * self.channels * self.channels * 9 + CLASSES * self.channels * (SIDE // 2) ** 2
+        batch = self.batch * (4 if self.augment == "orbit" else 1)
+        activations = batch * self.channels * SIDE * SIDE * 3 * 4  # three layers, kept for backward, a few copies
+        step_values = self.pool * (activations + 3 * per_member)
+        chunk = min(self.pool, 64)
+        orbit_values = self.pool * 4 * self.test_points * CLASSES + chunk * 4 * self.test_points * self.channels * SIDE * SIDE * 3
+        need = 8 * (step_values + orbit_values)
+        check_memory(f"training {self.pool} members", need)
+        return {"member_steps": self.pool * self.steps, "pool": self.pool, "parameters": self.pool * per_member,
+                "metric_evaluations": len(self.record_steps()) * len(INPUT_SETS) * 4 * self.test_points * self.pool,
+                "memory_bytes": need}
+
+
+@dataclass
+class EnsemblesResult:
+    config: EnsemblesConfig
+    records: list = field(default_factory=list)  # one row per recorded step, input set and size
+    assumptions: dict = field(default_factory=dict)
+    accuracy: dict = field(default_factory=dict)
+    losses: list = field(default_factory=list)  # median member loss per step
+    costs: dict = field(default_factory=dict)
+    device: str = "cpu"
+    seconds: float = 0.0
+    status: str = "finished"
+
+
+def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult:
+    """Train the pool and measure it; records: ``started``, ``progress`` (member-steps), ``loss`` (median member loss,
+    every step), ``record`` (metrics rows of one recorded step) and ``result``."""
+    import torch
+
+    from ..control import Stopped
+    from ..device import pick_device
+    from ..ensembles import check_assumptions, init_members, orbit_logits, size_curve, train
+    from ..ensembles import TrainSettings
+    from ..meter.cnn import digits_data
+
+    config = config.validate()
+    emit = progress or (lambda record: None)
+    costs = config.costs()
+    device = pick_device(config.device)
+    result = EnsemblesResult(config, assumptions=check_assumptions(config.setting), costs=costs, device=str(device))
+    data = digits_data(config.seed)
+    inputs = {"test": data.x_test[:config.test_points].to(device),
+              "noise": data.noise(config.test_points, config.seed).to(device)}
+    labels = data.y_test[:config.test_points].to(device)
+    sizes, record_at, pool = config.sizes(), set(config.record_steps()), config.pool
+    total = costs["member_steps"]
+    emit({"kind": "started", "task": config.task, "setting": config.setting, "sizes": sizes, "pool": pool,
+          "steps": config.steps, "record_steps": sorted(record_at), "assumptions": result.assumptions,
+          "device": str(device), "total": total, **costs})
+    emit(progress_record(0, total, f"training {pool} members"))
+    t0 = time.monotonic()
+    params = init_members(pool, config.channels, config.setting, config.member_seeds(), device=device)
+
+    def measure(step: int) -> None:
+        rows = []
+        for name, x in inputs.items():
+            orbit = orbit_logits(params, x)
+            for r in size_curve(orbit, sizes, config.resamples, seed=config.seed + step, average=config.average):
+                rows.append({"step": step, "inputs": name, **r})
+            if name == "test":
+                from ..ensembles import ensemble_output
+
+                pred = ensemble_output(orbit[:, 0], config.average).argmax(-1)
+                member = (orbit[:, 0].argmax(-1) == labels).to(torch.float64).mean(1)
+                result.accuracy = {"ensemble": float((pred == labels).to(torch.float64).mean()),
+                                   "member_median": float(member.median()), "step": step}
+        result.records += rows
+        emit({"kind": "record", "step": step, "rows": rows})
+
+    def on_step(step, losses):
+        result.losses.append(float(losses.median()))
+        emit({"kind": "loss", "step": step, "loss": result.losses[-1]})
+        if step in record_at:
+            measure(step)
+        emit(progress_record(step * pool, total, f"step {step}/{config.steps} of {pool} members"))
+
+    try:
+        if 0 in record_at:
+            measure(0)
+        train(params, data.x_train, data.y_train, TrainSettings(config.steps, config.batch, config.lr, config.augment),
+              config.member_seeds(), config.setting, control=control, on_step=on_step)
+    except Stopped:
+        result.status = "stopped"
+    result.seconds = time.monotonic() - t0
+    s = summary(result)
+    emit({"kind": "result", "slope": s["slope"], "equivariance_error": s["equivariance_error"]})
+    emit(progress_record(len(result.losses) * pool, total, f"{result.status} in {result.seconds:.1f} s"))
+    return result
+
+
+def _final(records: list, inputs: str) -> list:
+    steps = [r["step"] for r in records if r["inputs"] == inputs]
+    if not steps:
+        return []
+    last = max(steps)
+    return sorted((r for r in records if r["inputs"] == inputs and r["step"] == last), key=lambda r: r["size"])
+
+
+def _curve(rows: list) -> dict:
+    from ..ensembles.metrics import fit_slope
+
+    sizes = [r["size"] for r in rows]
+    out = {"sizes": sizes, "equivariance_error": [r["equivariance_error"] for r in rows],
+           "divergence": [r["divergence"] for r in rows],
+           "orbit_same_prediction": [r["orbit_same_prediction"] for r in rows]}
+    out["slope"] = fit_slope(sizes, out["equivariance_error"]) if len(sizes) > 1 else math.nan
+    return out
+
+
+def summary(result: EnsemblesResult) -> dict:
+    """The ``lab ensembles --json`` object: ``sizes`` ([1, ..., M]), ``equivariance_error``, ``divergence``,
+    ``orbit_same_prediction`` (means over the resamples, one per size, on the held-out digits at the last recorded
+    step) and ``slope`` (the fitted log-log slope of the error against M); plus ``step`` (that step), ``noise`` (the
+    same keys on the out-of-distribution noise images), ``assumptions`` (space_invariant, init_invariant,
+    theorem_applies), ``accuracy`` (the ensemble's and the median member's on the held-out digits), ``task``,
+    ``setting``, ``members``, ``pool``, ``steps``, ``steps_done``, ``augment``, ``average``, ``device``,
+    ``seconds``, ``costs`` and ``status``."""
+    cfg = result.config
+    test = _final(result.records, "test")
+    out = _curve(test) if test else {"sizes": cfg.sizes(), "equivariance_error": [], "divergence": [],
+                                     "orbit_same_prediction": [], "slope": math.nan}
+    out["step"] = test[0]["step"] if test else None
+    noise = _final(result.records, "noise")
+    out["noise"] = _curve(noise) if noise else None
+    out |= {"assumptions": result.assumptions, "accuracy": result.accuracy, "task": cfg.task,
+            "setting": cfg.setting, "members": cfg.members, "pool": cfg.pool, "steps": cfg.steps,
+            "steps_done": len(result.losses), "augment": cfg.augment, "average": cfg.average,
+            "device": result.device, "seconds": result.seconds, "costs": result.costs, "status": result.status}
+    return out
+
+
+def text(result: EnsemblesResult) -> str:
+    s = summary(result)
+    a = s["assumptions"]
+    lines = [f"{s['setting']} ({'the theorem applies' if a['theorem_applies'] else 'the theorem does not apply'}: "
+             f"layer space {'invariant' if a['space_invariant'] else 'NOT invariant'}, initialisation "
+             f"{'invariant' if a['init_invariant'] else 'NOT invariant'}); {s['pool']} members trained "
+             f"{s['steps_done']}/{s['steps']} steps, {s['augment']} augmentation, {s['status']} in "
+             f"{s['seconds']:.1f} s on {s['device']}"]
+    if s["accuracy"]:
+        lines.append(f"held-out accuracy: ensemble of {s['pool']} {s['accuracy']['ensemble']:.3f}, median member "
+                     f"{s['accuracy']['member_median']:.3f}")
+    if s["equivariance_error"]:
+        lines.append(f"{'M':>6}{'error':>12}{'sym. KL':>12}{'same pred.':>12}   (held-out digits, step {s['step']})")
+        for m, e, d, o in zip(s["sizes"], s["equivariance_error"], s["divergence"], s["orbit_same_prediction"]):
+            lines.append(f"{m:>6}{e:>12.4g}{d:>12.4g}{o:>12.3f}")
+        lines.append(f"log-log slope of the error against M: {s['slope']:.3f} (-0.5: the 1/sqrt(M) law of an "
+                     f"equivariant mean)" + (f"; on noise {s['noise']['slope']:.3f}" if s["noise"] else ""))
+    return "\n".join(lines)
+
+
+def save(result: EnsemblesResult, directory=None):
+    from ..ensembles.store import save_ensembles
+
+    return save_ensembles(result.config.to_dict(), summary(result), result.records, directory, result.status)
+
+
+def load(path, root=None):
+    from ..ensembles.store import load_ensembles
+
+    return load_ensembles(path, root)
+
+
+def results_dir(directory=None):
+    from ..ensembles.store import ensembles_dir
+
+    return ensembles_dir(directory)
+
+
+def list_runs(directory=None) -> list:
+    from ..ensembles.store import list_ensembles
+
+    return list_ensembles(directory)
+
+
+FAMILY = Family(
+    name="ensembles", title="Ensembles", config=EnsemblesConfig, run=run, summary=summary, text=text, save=save,
+    load=load, results_dir=results_dir, cli_saves=True,
+    help="ensembles trained under augmentation become equivariant: the theorem's two assumptions tested",
+    description="Nordenfors & Flinth: if the layer space is invariant and the initialisation invariantly "
+                "distributed, the ensemble mean trained under data augmentation is equivariant at every time. A pool "
+                "of small CNNs on the rotation-invariant digits task under C4 in setting invariant, "
+                "noninvariant-init or noninvariant-space; the ensemble's equivariance error, symmetric KL and "
+                "orbit-same-prediction against the ensemble size M, and the fitted log-log slope.")
