@@ -135,6 +135,7 @@ class EnsemblesResult:
     assumptions: dict = field(default_factory=dict)
     accuracy: dict = field(default_factory=dict)
     losses: list = field(default_factory=list)  # median member loss per step
+    example: dict = field(default_factory=dict)  # one held-out digit along its orbit (``orbit_example``)
     costs: dict = field(default_factory=dict)
     device: str = "cpu"
     seconds: float = 0.0
@@ -179,6 +180,7 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
             if name == "test":
                 from ..ensembles import ensemble_output
 
+                result.example = orbit_example(orbit, x, config.average, EXAMPLE_INDEX)
                 pred = ensemble_output(orbit[:, 0], config.average).argmax(-1)
                 member = (orbit[:, 0].argmax(-1) == labels).to(torch.float64).mean(1)
                 result.accuracy = {"ensemble": float((pred == labels).to(torch.float64).mean()),
@@ -207,6 +209,25 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
     return result
 
 
+#: the held-out digit drawn along its orbit
+EXAMPLE_INDEX = 0
+
+
+def orbit_example(orbit, x, average: str, index: int = EXAMPLE_INDEX) -> dict:
+    """One held-out digit along its orbit: ``images`` (|G| x H x W, the input rotated by 0, 90, 180, 270 degrees),
+    the whole pool's ensemble probabilities on each (``ensemble``, |G| x classes) and member 0's alone (``member``),
+    as plain lists."""
+    import torch
+
+    from ..ensembles import ensemble_output, rotate_images
+
+    ens = torch.softmax(ensemble_output(orbit[:, :, index], average), -1)
+    one = torch.softmax(orbit[0, :, index], -1)
+    images = torch.stack([rotate_images(x[index, 0], k) for k in range(orbit.shape[1])])
+    return {"index": index, "images": images.cpu().tolist(), "ensemble": ens.cpu().tolist(),
+            "member": one.cpu().tolist(), "members": int(orbit.shape[0])}
+
+
 def _final(records: list, inputs: str) -> list:
     steps = [r["step"] for r in records if r["inputs"] == inputs]
     if not steps:
@@ -233,7 +254,7 @@ def summary(result: EnsemblesResult) -> dict:
     same keys on the out-of-distribution noise images), ``assumptions`` (space_invariant, init_invariant,
     theorem_applies), ``accuracy`` (the ensemble's and the median member's on the held-out digits), ``task``,
     ``setting``, ``members``, ``pool``, ``steps``, ``steps_done``, ``augment``, ``average``, ``device``,
-    ``seconds``, ``costs`` and ``status``."""
+    ``seconds``, ``costs``, ``status`` and ``example`` (``orbit_example`` at the last recorded step)."""
     cfg = result.config
     test = _final(result.records, "test")
     out = _curve(test) if test else {"sizes": cfg.sizes(), "equivariance_error": [], "divergence": [],
@@ -244,7 +265,8 @@ def summary(result: EnsemblesResult) -> dict:
     out |= {"assumptions": result.assumptions, "accuracy": result.accuracy, "task": cfg.task,
             "setting": cfg.setting, "members": cfg.members, "pool": cfg.pool, "steps": cfg.steps,
             "steps_done": len(result.losses), "augment": cfg.augment, "average": cfg.average,
-            "device": result.device, "seconds": result.seconds, "costs": result.costs, "status": result.status}
+            "device": result.device, "seconds": result.seconds, "costs": result.costs, "status": result.status,
+            "example": result.example or None}
     return out
 
 
