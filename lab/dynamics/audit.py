@@ -64,19 +64,17 @@ def audit_strategy(trainer, strategy: str) -> list:
     """``lab.audit.audit`` of every run of ``strategy`` at the trainer's current weights: one ``AuditResult`` per
     run, ``None`` for a diverged run."""
     from ..audit import audit
-    from .train import precise_float32
 
     group, rep_in, rep_out = model_reps(trainer)
     x = trainer.X[:INPUTS].reshape(min(INPUTS, len(trainer.X)), -1)
     params = trainer.params[strategy]
     out = []
-    with precise_float32():
-        for r in range(trainer.R):
-            if trainer.diverged_at[strategy][r] is not None:
-                out.append(None)
-                continue
-            out.append(audit(run_model(trainer, params, r), group, rep_in, rep_out, x=x, samples=SAMPLES,
-                             layers=False, warn=False, dtype=trainer.dtype))
+    for r in range(trainer.R):
+        if trainer.diverged_at[strategy][r] is not None:
+            out.append(None)
+            continue
+        out.append(audit(run_model(trainer, params, r), group, rep_in, rep_out, x=x, samples=SAMPLES,
+                         layers=False, warn=False, dtype=trainer.dtype))
     return out
 
 
@@ -94,5 +92,6 @@ def summarise(results: list) -> dict:
 
 
 def audit_trainer(trainer) -> dict:
-    """{strategy: ``summarise(audit_strategy(...))``} for every strategy of the run."""
+    """{strategy: ``summarise(audit_strategy(...))``} for every strategy of the run (the caller, ``Trainer.audit``,
+    runs it without TF32: ``lab.dynamics.train.precise_float32``; this module does not import the trainer)."""
     return {s: summarise(audit_strategy(trainer, s)) for s in trainer.config.strategies}

@@ -427,7 +427,8 @@ class Trainer:
         if self._audited is None or self._audited[0] != self.step:
             from .audit import audit_trainer
 
-            self._audited = (self.step, audit_trainer(self))
+            with precise_float32():  # float32's own precision on CUDA: TF32 would fail Equi's audit
+                self._audited = (self.step, audit_trainer(self))
         return self._audited[1]
 
     def evaluate(self) -> dict:
