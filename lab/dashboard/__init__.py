@@ -10,6 +10,7 @@ PANES: list[tuple[str, str]] = [
     ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
     ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
     ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
+    ("Ensembles", "lab.dashboard.ensembles:Ensembles"),
 ]
 
 

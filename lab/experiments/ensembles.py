@@ -49,6 +49,28 @@ BUILT_TASKS = ("digits",)
 #: the digits' 8 x 8 images and classes; parameters of a member's layers per channel (for the cost)
 SIDE, CLASSES = 8, 10
 INPUT_SETS = ("test", "noise")
+#: what each setting's layer space and initialisation are, in words, and whether each is invariant -- the verdicts
+#: ``lab.ensembles.network.check_assumptions`` computes (the support's mask against its rotations, the Gaussian's
+#: mean pattern), spelled here so that a pane can show them before any torch is imported; tests check they agree
+SETTING_ASSUMPTIONS = {
+    "invariant": {"space": ("cross-shaped 3 × 3 filter support", True),
+                  "init": ("centred Gaussian", True)},
+    "noninvariant-init": {"space": ("cross-shaped 3 × 3 filter support", True),
+                          "init": ("Gaussian whose mean leans to the filters' top rows", False)},
+    "noninvariant-space": {"space": ("filters on the top-left 2 × 2 corner only", False),
+                           "init": ("centred Gaussian", True)},
+}
+
+
+def assumptions(setting: str) -> dict:
+    """The theorem's assumptions for ``setting`` as ``check_assumptions`` gives them (``space_invariant``,
+    ``init_invariant``, ``theorem_applies``) plus their words (``space``, ``init``), without torch."""
+    if setting not in SETTING_ASSUMPTIONS:
+        raise ConfigError(f"unknown setting {setting!r}: choose one of {', '.join(SETTINGS)}")
+    a = SETTING_ASSUMPTIONS[setting]
+    space, init = a["space"][1], a["init"][1]
+    return {"space_invariant": space, "init_invariant": init, "theorem_applies": space and init,
+            "space": a["space"][0], "init": a["init"][0]}
 
 
 @dataclass
@@ -181,6 +203,7 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
                 from ..ensembles import ensemble_output
 
                 result.example = orbit_example(orbit, x, config.average, EXAMPLE_INDEX)
+                result.example["label"] = int(labels[EXAMPLE_INDEX])  # its true class
                 pred = ensemble_output(orbit[:, 0], config.average).argmax(-1)
                 member = (orbit[:, 0].argmax(-1) == labels).to(torch.float64).mean(1)
                 result.accuracy = {"ensemble": float((pred == labels).to(torch.float64).mean()),
@@ -247,6 +270,15 @@ def _curve(rows: list) -> dict:
     return out
 
 
+def latest_curve(records: list, inputs: str = "test") -> dict | None:
+    """The metrics against M at the latest recorded step of ``records`` (``record`` rows, as the run sends them or
+    a saved run's table holds them) on ``inputs``: ``sizes``, ``equivariance_error``, ``divergence``,
+    ``orbit_same_prediction``, ``slope`` (as in the summary) and ``step``; None before any row.  What a pane draws
+    while a run goes on, the summary's numbers once it ends."""
+    rows = _final(records, inputs)
+    return {**_curve(rows), "step": rows[0]["step"]} if rows else None
+
+
 def summary(result: EnsemblesResult) -> dict:
     """The ``lab ensembles --json`` object: ``sizes`` ([1, ..., M]), ``equivariance_error``, ``divergence``,
     ``orbit_same_prediction`` (means over the resamples, one per size, on the held-out digits at the last recorded
@@ -254,7 +286,7 @@ def summary(result: EnsemblesResult) -> dict:
     same keys on the out-of-distribution noise images), ``assumptions`` (space_invariant, init_invariant,
     theorem_applies), ``accuracy`` (the ensemble's and the median member's on the held-out digits), ``task``,
     ``setting``, ``members``, ``pool``, ``steps``, ``steps_done``, ``augment``, ``average``, ``device``,
-    ``seconds``, ``costs``, ``status`` and ``example`` (``orbit_example`` at the last recorded step)."""
+    ``seconds``, ``costs``, ``status`` and ``example`` (``orbit_example`` at the last recorded step, with the digit's true class as ``label``)."""
     cfg = result.config
     test = _final(result.records, "test")
     out = _curve(test) if test else {"sizes": cfg.sizes(), "equivariance_error": [], "divergence": [],
@@ -300,6 +332,19 @@ def load(path, root=None):
     from ..ensembles.store import load_ensembles
 
     return load_ensembles(path, root)
+
+
+def saved_summary(path) -> dict:
+    """The summary saved with the run at ``path`` (its metadata file only, refused over the ``run_bytes`` limit
+    before it is read); a ``LabError`` when it cannot be read."""
+    from pathlib import Path
+
+    from ..ensembles.store import FIELDS, KIND
+    from ..limits import check_load
+    from ..runstore import META, read_meta
+
+    check_load(Path(path) / META)
+    return read_meta(path, KIND, FIELDS).get("summary") or {}
 
 
 def results_dir(directory=None):

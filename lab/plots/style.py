@@ -41,6 +41,11 @@ LAYER_KIND_COLOURS = {"conv": "#1f77b4", "downsampling": "#d62728", "nonlinearit
 #: the meter's CNN variants (``lab.meter.cnn.MODELS``): strided red (the aliasing one), blurred green
 METER_MODEL_COLOURS = {"cnn-stride": "#d62728", "cnn-blur": "#2ca02c", "cnn-smooth": "#ff7f0e",
                        "cnn-blur-smooth": "#1f77b4"}
+#: the ensembles family's settings (``lab.experiments.ensembles.SETTINGS``, tested to agree), one colour each in every
+#: figure: the theorem's setting green (as Equi), the broken initialisation orange, the broken layer space red
+SETTING_COLOURS = {"invariant": "#2ca02c", "noninvariant-init": "#ff7f0e", "noninvariant-space": "#d62728"}
+#: ensemble sizes drawn against the training step, smallest to largest M: light to dark
+SIZE_SHADES = ("#9ecae1", "#4292c6", "#08306b")
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
 #: as it is (plain Unicode: "‖Π⊥A‖", never a literal "Π_E⊥" with its underscore), matplotlib typesets mathtext (a
 #: true subscript: Π with E⊥ below it).  ``AXES`` and ``AXES_MPL`` are its two columns.

@@ -1,0 +1,411 @@
+"""Ensembles pane: do ensembles trained under data augmentation become equivariant, and on what does it depend?
+(``lab ensembles``, Nordenfors & Flinth's poster; issue 30.)
+
+Start runs the ``ensembles`` experiment family (``lab.experiments.ensembles``) as a ``lab.jobs.Job`` through the
+pane's ``JobRunner`` (a worker process by default): a pool of small CNNs trained at once on the rotation-invariant
+digits in one of three settings; every control is built from ``EnsemblesConfig``'s declarations.  Under the setting
+the sidebar says which of the theorem's two assumptions hold (an invariant layer space, an invariant initial
+distribution; the family's words, the run's own verified verdicts once it starts), and the plan line says the exact
+member-steps before any work.  While it trains:
+
+* the **median member's loss** at every step, and each metric -- the **equivariance error**, the **symmetric KL** and
+  the **orbit-same-prediction** -- against the training step for three sizes (M = 1, a middle one, the largest),
+  streamed as the records arrive (the live-pane base, ``lab.dashboard.live``);
+* the **error against M** at the latest recorded step, log-log, one colour per setting: the run's own curve and the
+  latest saved run of each other setting (so running the three settings in turn builds the comparison), the fitted
+  slope in the legend and a reference of slope -1/2 (``lab.plots.ensembles_bokeh``);
+* **one held-out digit along its orbit** with the whole ensemble's and member 0's probability of its class.
+
+A run's end draws its saved summary (the numbers the family wrote); Load draws a saved run (its metrics and example;
+the loss is not saved) and puts its settings back.  Bad settings are one inline message and start nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import panel as pn
+import param
+
+from ..config import ConfigError
+from ..device import DEVICES
+from ..errors import LabError
+from ..experiments import ensembles as family
+from ..experiments.ensembles import FAMILY, EnsemblesConfig, assumptions, latest_curve, results_dir
+from ..jobs import Job
+from ..plots.ensembles_bokeh import METRIC_NAMES, METRIC_WORDS, example_figure, size_figure
+from ..plots.style import SETTING_COLOURS, SIZE_SHADES
+from .config_params import add_config_params, config_values
+from .guard import guard, guard_settings, guarded
+from .layout import SidebarPane, titled
+from .live import LivePlot, LiveView
+from .runner import WORKER_THREADS, JobRunner
+from .worker_pane import WorkerPaneMixin
+
+#: the config fields the pane shows; the others (task, batch, lr, resamples, records, test points, seed) keep the
+#: family's defaults (a loaded run's other values are named in its status line)
+CONFIG_NAMES = ["setting", "members", "pool_factor", "steps", "channels", "augment", "average", "device"]
+#: the metrics drawn against the training step, in order
+METRICS = ("equivariance_error", "divergence", "orbit_same_prediction")
+LOSS = LivePlot("ens-loss", y="loss", title="median member loss (training batch), every step", xlabel="SGD step",
+                ylabel="cross-entropy", logy=True, height=230)
+PLOTS = tuple(LivePlot(f"ens-{m}", y=m, title=f"{METRIC_NAMES[m]} while training (held-out digits)",
+                       xlabel="SGD step", ylabel=METRIC_WORDS[m].split("  ")[0], logy=m != "orbit_same_prediction",
+                       legend=True, legend_above=True, height=230)
+              for m in METRICS)
+#: how many saved runs (newest first) are read for the other settings' curves
+SAVED_SCAN = 50
+#: how many saved runs the Saved-runs list offers
+SAVED_LISTED = 50
+
+
+def shown_sizes(sizes) -> list[int]:
+    """The sizes drawn against the step: 1, the middle one, the largest (fewer when there are fewer)."""
+    sizes = list(sizes)
+    return list(dict.fromkeys([sizes[0], sizes[len(sizes) // 2], sizes[-1]])) if sizes else []
+
+
+def size_name(m: int) -> str:
+    return f"M = {m}"
+
+
+def assumption_lines(a: dict) -> str:
+    """The theorem's two assumptions as ✓/✗ lines, and what follows (``a``: ``assumptions(setting)``, or a run's
+    verified verdicts with the words added)."""
+    def mark(ok):
+        return "✓" if ok else "✗"
+
+    words = (f"{mark(a['space_invariant'])} layer space invariant: {a.get('space', '')}  \n"
+             f"{mark(a['init_invariant'])} initialisation invariant: {a.get('init', '')}  \n")
+    verdict = ("*the theorem applies: the ensemble mean stays equivariant, a finite ensemble's error falls as 1/√M*"
+               if a["space_invariant"] and a["init_invariant"] else
+               "*the theorem does not apply: the error may level off as M grows*")
+    return words + verdict
+
+
+class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
+    worker = param.Selector(default="process", objects=["process", "thread"],
+                            doc="where the pool trains: a worker process (the event loop stays free to draw) or a "
+                                "thread")
+
+    def __init__(self, results: str | None = None, **params):
+        super().__init__(**params)
+        self.results = results_dir(results)
+        self._info: dict = {}
+        self._records: list[dict] = []  # the live (or loaded) run's metric rows
+        self._summary: dict | None = None  # the live (or loaded) run's summary, once it has one
+        self._source = "this run"  # the live (or loaded) curve's legend words
+        self._dirty = False
+        self._widgets()
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                progress=self._progress, error=self._error, detail=self._detail,
+                                after_poll=self._after_poll)
+        self.runner.on_end = self._after_end
+        guard_settings(self, self._controls)
+        self._watch_settings()
+        self._watch_load()
+        self.param.watch(guarded(self, "showing the setting")(lambda *e: self._show_assumptions()), ["setting"])
+        self._show_plan()
+        self._show_assumptions()
+        self._reset_live([])
+        self._show_sizes()
+        self._example_pane.object = example_figure(None)
+
+    # ------------------------------------------------------------------ layout
+    def _widgets(self):
+        p = self.param
+        self._job_widgets("ens", "Press **Start** to train a pool of CNNs under augmentation, or **Load** a saved "
+                                 "run.")
+        self._saved = self._run_select(label="Saved runs", options=[], sizing_mode="stretch_width",
+                                       css_classes=["ens-saved"])
+        self._load_b = pn.widgets.Button(label="Load", width=80, align="end", css_classes=["ens-load"])
+        self._load_b.on_click(guarded(self, "loading the run")(lambda e: self.load(self._saved.value)))
+        self._refresh_saved()
+        self._assumptions = pn.pane.Markdown("", css_classes=["ens-assumptions"], margin=(0, 10),
+                                             styles={"font-size": "0.9em"})
+        self._controls = pn.Column(
+            pn.widgets.Select.from_param(p.setting, label="Setting (which assumptions hold)",
+                                         css_classes=["ens-setting"]),
+            self._assumptions,
+            pn.Row(pn.widgets.IntInput.from_param(p.members, label="Members M", width=90, css_classes=["ens-members"]),
+                   pn.widgets.IntInput.from_param(p.pool_factor, label="Pool × M", width=90,
+                                                  css_classes=["ens-pool"]),
+                   pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["ens-steps"])),
+            pn.Row(pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90,
+                                                  css_classes=["ens-channels"]),
+                   pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=185)),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.augment, css_classes=["ens-augment"]),
+                   "Augmentation (sampled: the poster's)"),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.average, css_classes=["ens-average"]),
+                   "The ensemble averages"),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
+            sizing_mode="stretch_width", min_width=300)
+        self._plan = pn.pane.Markdown("", css_classes=["ens-plan"], margin=(0, 10), styles={"font-size": "0.9em"})
+        self.param.watch(guarded(self, "planning the run")(lambda *e: self._show_plan()), CONFIG_NAMES)
+        self.loss_live = LiveView((LOSS,), group="series", run="run", colours={"median member": "#555555"})
+        self.live = LiveView(PLOTS, group="size", run="run")
+        self._headline = pn.pane.Markdown("", css_classes=["ens-headline"], sizing_mode="stretch_width",
+                                          styles={"font-size": "1.05em"})
+        self._sizes_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=330, css_classes=["ens-size"])
+        self._sizes_note = pn.pane.Markdown("", css_classes=["ens-sizes-note"], margin=(0, 10),
+                                            styles={"font-size": "0.85em"})
+        self._example_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=330,
+                                           css_classes=["ens-example"])
+        # shown and hidden as a whole: a Bokeh pane takes its ``visible`` from the Bokeh model it is given
+        self._loss_box = pn.Column(self.loss_live.panes["ens-loss"], sizing_mode="stretch_width")
+
+    def _sidebar(self):
+        return pn.Column(self._controls, self._plan, self._buttons_row,
+                         pn.Row(self._saved, self._load_b, sizing_mode="stretch_width"), sizing_mode="stretch_width")
+
+    def _main(self):
+        lp = self.live.panes
+        return pn.Column(
+            self._error, self._progress, self._status, self._headline,
+            pn.Row(pn.Column(self._sizes_pane, self._sizes_note, sizing_mode="stretch_width"), self._example_pane,
+                   sizing_mode="stretch_width"),
+            pn.Row(lp["ens-equivariance_error"], lp["ens-divergence"], sizing_mode="stretch_width"),
+            pn.Row(lp["ens-orbit_same_prediction"], self._loss_box, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ the settings
+    def _show_plan(self) -> None:
+        """What Start would do, in the config's exact counts (before any work)."""
+        try:
+            cfg = self.config()
+            costs = cfg.validate().costs()
+        except (LabError, ValueError, TypeError):
+            self._plan.object = ""
+            return
+        sizes = cfg.sizes()
+        self._plan.object = (f"Start trains a pool of {costs['pool']:,} members ({cfg.pool_factor} × M) for "
+                             f"{cfg.steps:,} SGD steps each: **{costs['member_steps']:,} member-steps**; the metrics "
+                             f"at {len(cfg.record_steps())} steps for M = {', '.join(map(str, sizes))} "
+                             f"({cfg.resamples} draws per size)")
+
+    def _show_assumptions(self, verified: dict | None = None) -> None:
+        """The chosen setting's assumptions (``verified``: a run's own verdicts, which replace the declared ones)."""
+        try:
+            a = assumptions(self.setting)
+        except LabError as err:
+            self._assumptions.object = str(err)
+            return
+        if verified:
+            a |= {k: bool(verified[k]) for k in ("space_invariant", "init_invariant") if k in verified}
+        self._assumptions.object = assumption_lines(a)
+
+    # ------------------------------------------------------------------ control
+    def config(self) -> EnsemblesConfig:
+        return EnsemblesConfig(**config_values(self, CONFIG_NAMES))
+
+    @guard("starting the run", default=False)
+    def start(self) -> bool:
+        """Train the pool and measure it; False (with an inline message) if the settings are bad or a job runs."""
+        if self.runner.busy:
+            return False
+        job = Job("ensembles", self._checked(self.config()), save_dir=self.results,
+                  process=self.worker == "process", threads=WORKER_THREADS)
+        self._error.visible = False
+        cfg = job.config
+        self._info = {"setting": cfg.setting, "pool": cfg.pool, "steps": cfg.steps}
+        self._records, self._summary, self._source = [], None, "this run"
+        self._headline.object = ""
+        self._reset_live(shown_sizes(cfg.sizes()))
+        self._loss_box.visible = True
+        self._show_sizes()
+        return self.runner.start(job)
+
+    @guard("stopping the run")
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        self.runner.stop(wait=wait, timeout=timeout)
+
+    def poll(self) -> int:
+        return self.runner.poll()
+
+    # ------------------------------------------------------------------ drawing
+    def _reset_live(self, sizes) -> None:
+        """Fresh step plots for the sizes ``sizes`` (light to dark) and a fresh loss plot."""
+        names = [size_name(m) for m in sizes]
+        shades = SIZE_SHADES[-len(names):] if names else ()
+        self.live.colours = dict(zip(names, shades))
+        self.live.reset(names)
+        self.loss_live.reset(["median member"])
+        self._shown_sizes = list(sizes)
+
+    def _add_records(self, rows) -> None:
+        """Metric rows of one recorded step: kept, and the shown sizes' held-out rows handed to the step plots."""
+        self._records += rows
+        self.live.add([{"size": size_name(r["size"]), "run": 0, "step": r["step"],
+                        **{m: r[m] for m in METRICS}}
+                       for r in rows if r["inputs"] == "test" and r["size"] in self._shown_sizes])
+
+    def _latest_saved(self, skip: str | None) -> dict:
+        """{setting: (run name, summary)} of the newest saved run of each setting but ``skip`` (runs that cannot be
+        read are passed over)."""
+        out: dict = {}
+        for path in family.list_runs(self.results)[:SAVED_SCAN]:
+            try:
+                s = family.saved_summary(path)
+            except LabError:
+                continue
+            setting = s.get("setting") if isinstance(s, dict) else None
+            if (setting in SETTING_COLOURS and setting != skip and setting not in out and s.get("sizes")
+                    and len(s.get("equivariance_error") or []) == len(s["sizes"])):
+                out[setting] = (path.name, s)
+        return out
+
+    def _show_sizes(self) -> None:
+        """The error against M: the live (or loaded) run's curve at its latest step, then the latest saved run of
+        every other setting."""
+        setting = self._info.get("setting")
+        curves, notes = [], []
+        own = self._summary if self._summary and self._summary.get("equivariance_error") else latest_curve(
+            self._records)
+        if setting and own:
+            curves.append({"setting": setting, "source": self._source, "sizes": own["sizes"],
+                           "values": own["equivariance_error"], "slope": own.get("slope"), "live": True})
+            notes.append(f"*{setting}*: {self._source}, step {own.get('step')}")
+        for s_name, (name, s) in self._latest_saved(skip=setting).items():
+            curves.append({"setting": s_name, "source": f"saved {run_time(name)}", "sizes": s["sizes"],
+                           "values": s["equivariance_error"], "slope": s.get("slope"), "live": False})
+            notes.append(f"*{s_name}*: saved run `{name}` (M up to {s.get('members')}, {s.get('augment')} "
+                         f"augmentation, step {s.get('step')})")
+        self._sizes_pane.object = size_figure(curves)
+        self._sizes_note.object = ("Curves from: " + "; ".join(notes)) if notes else \
+            "No saved run yet: run each setting in turn to compare them here."
+
+    def _show_summary(self, s: dict, name: str | None = None) -> None:
+        """A run's summary: the headline, the against-M figure (its own numbers) and the example digit."""
+        self._summary = s
+        self._show_sizes()
+        self._example_pane.object = example_figure(s.get("example"), s.get("setting", "invariant"))
+        self._headline.object = headline(s)
+
+    # ------------------------------------------------------------------ messages (event loop)
+    def _on_message(self, msg: dict):
+        kind = msg["kind"]
+        if self._load_message(kind, msg):
+            return
+        if kind == "started":
+            self._info.update({k: msg.get(k) for k in ("setting", "sizes", "pool", "steps", "record_steps",
+                                                        "device")})
+            self._show_assumptions(msg.get("assumptions"))
+        elif kind == "loss":
+            self.loss_live.add([{"series": "median member", "run": 0, "step": msg["step"], "loss": msg["loss"]}])
+            self._dirty = True
+        elif kind == "record":
+            self._add_records(msg["rows"])
+            self._info["step"] = msg["step"]
+            self._show_sizes()
+            self._dirty = True
+        elif kind in ("done", "failed"):
+            saved = msg.get("saved")
+            if saved:
+                self._source = f"this run, saved as {run_time(Path(saved).name)}"
+            if msg.get("summary"):
+                self._show_summary(msg["summary"])
+            self._refresh_saved()
+            if saved and str(Path(saved)) in self._saved.options.values():
+                self._saved.value = str(Path(saved))
+
+    def _after_poll(self, count: int):
+        ended = self.runner.settled
+        if self._dirty and (ended or self.live.draw_due()):
+            self.live.draw(final=ended)
+            self.loss_live.draw(final=ended)
+            self._dirty = False
+
+    def _detail(self) -> str:
+        loading = self._load_detail()
+        if loading is not None:
+            return loading
+        i = self._info
+        if not i.get("setting"):
+            return ""
+        at = f", last recorded step {i['step']}" if i.get("step") is not None else ""
+        return f"**{i['setting']}**: {i['pool']} members, {i['steps']:,} steps{at}"
+
+    # ------------------------------------------------------------------ saved runs
+    @guard("listing the saved runs")
+    def _refresh_saved(self):
+        self._list_runs(family.list_runs(self.results)[:SAVED_LISTED])
+
+    def _prepare_saved(self):
+        return prepare_saved_run
+
+    def _after_end(self, job) -> None:
+        """After a loading job, with the controls unlocked: the run's settings back in the controls, its metrics,
+        against-M curve and example drawn from its files."""
+        prepared, self._loaded = self._loaded, None
+        if job.name != "load" or prepared is None:
+            return
+        meta, name = prepared["meta"], prepared["name"]
+        try:
+            cfg = EnsemblesConfig.from_dict(meta.get("config"), where="saved settings")
+        except ConfigError as err:
+            self._show_error(f"{name}: its settings could not be read ({err})")
+            return
+        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
+        if values["device"] not in DEVICES:
+            values["device"] = "auto"
+        self._restoring = True
+        try:
+            self.param.update(**values)
+        finally:
+            self._restoring = False
+        s = meta.get("summary") or {}
+        self._info = {"setting": cfg.setting, "pool": cfg.pool, "steps": cfg.steps}
+        self._records, self._summary, self._source = [], None, f"loaded {run_time(name)}"
+        self._reset_live(shown_sizes(cfg.sizes()))
+        self._add_records(prepared["records"])
+        self.live.draw(final=True)
+        self._loss_box.visible = False  # the loss per step is not saved
+        self._show_assumptions(s.get("assumptions"))
+        self._show_summary(s, name)
+        self._progress.value = 0
+        hidden = [n for n in ("batch", "lr", "resamples", "records", "test_points", "seed", "task")
+                  if getattr(cfg, n) != EnsemblesConfig.option_named(n).default]
+        note = (" · set by this run but not by a control here: " + ", ".join(f"{n} {getattr(cfg, n)}" for n in hidden)
+                if hidden else "")
+        self._status.object = f"Loaded `{name}` ({meta.get('status', '?')}){note}"
+        self._loaded_ok = True
+
+
+def run_time(name: str) -> str:
+    """A saved run's time of day from its ``runstore`` name (``YYYYMMDD-HHMMSS-...``); else the name."""
+    head = name.split("-")
+    if len(head) > 1 and len(head[0]) == 8 and len(head[1]) == 6 and (head[0] + head[1]).isdigit():
+        return f"{head[1][:2]}:{head[1][2:4]}:{head[1][4:]}"
+    return name
+
+
+def headline(s: dict) -> str:
+    """A run's summary in words: the slope, the accuracies and how far it went."""
+    slope = s.get("slope")
+    law = f"error ∝ M^{slope:.2f}" if slope is not None and slope == slope else "no slope (one size)"
+    noise = s.get("noise") or {}
+    on_noise = (f", on noise M^{noise['slope']:.2f}" if noise.get("slope") is not None and noise["slope"] == noise["slope"]
+                else "")
+    acc = s.get("accuracy") or {}
+    accuracy = (f" · held-out accuracy: ensemble of {s.get('pool')} {acc['ensemble']:.2f}, median member "
+                f"{acc['member_median']:.2f}" if acc else "")
+    return (f"**{s.get('setting')}: {law}** at step {s.get('step')} (−0.5: an equivariant mean){on_noise}{accuracy} · "
+            f"{s.get('steps_done')}/{s.get('steps')} steps of {s.get('pool')} members, {s.get('augment')} "
+            f"augmentation, {s.get('status')}")
+
+
+def prepare_saved_run(path, results, progress=None, control=None) -> dict:
+    """Off the event loop (the pane's loading job): a saved run's metadata and metric rows, plain dicts (refused in
+    one line over the ``run_bytes`` limit before it is read)."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
+    run = FAMILY.load(path, root=results)
+    if control is not None:
+        control.checkpoint()
+    return {"name": run.path.name, "meta": run.meta, "records": run.records.to_dict("records")}
+
+
+add_config_params(Ensembles, EnsemblesConfig, CONFIG_NAMES)
