@@ -32,7 +32,7 @@ from ..errors import LabError
 from ..experiments import ensembles as family
 from ..experiments.ensembles import FAMILY, EnsemblesConfig, assumptions, latest_curve, results_dir
 from ..jobs import Job
-from ..plots.ensembles_bokeh import METRIC_NAMES, METRIC_WORDS, example_figure, size_figure
+from ..plots.ensembles_bokeh import METRIC_AXES, METRIC_NAMES, example_figure, size_figure
 from ..plots.style import SETTING_COLOURS, SIZE_SHADES
 from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
@@ -46,10 +46,10 @@ from .worker_pane import WorkerPaneMixin
 CONFIG_NAMES = ["setting", "members", "pool_factor", "steps", "channels", "augment", "average", "device"]
 #: the metrics drawn against the training step, in order
 METRICS = ("equivariance_error", "divergence", "orbit_same_prediction")
-LOSS = LivePlot("ens-loss", y="loss", title="median member loss (training batch), every step", xlabel="SGD step",
-                ylabel="cross-entropy", logy=True, height=230)
-PLOTS = tuple(LivePlot(f"ens-{m}", y=m, title=f"{METRIC_NAMES[m]} while training (held-out digits)",
-                       xlabel="SGD step", ylabel=METRIC_WORDS[m].split("  ")[0], logy=m != "orbit_same_prediction",
+LOSS = LivePlot("ens-loss", y="loss", title="median member's loss (its training batch)", xlabel="SGD step",
+                ylabel="cross-entropy", height=230)
+PLOTS = tuple(LivePlot(f"ens-{m}", y=m, title=f"{METRIC_NAMES[m]}, held-out digits", xlabel="SGD step",
+                       ylabel=METRIC_AXES[m], logy=m != "orbit_same_prediction",
                        legend=True, legend_above=True, height=230)
               for m in METRICS)
 #: how many saved runs (newest first) are read for the other settings' curves
@@ -146,10 +146,10 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.live = LiveView(PLOTS, group="size", run="run")
         self._headline = pn.pane.Markdown("", css_classes=["ens-headline"], sizing_mode="stretch_width",
                                           styles={"font-size": "1.05em"})
-        self._sizes_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=330, css_classes=["ens-size"])
+        self._sizes_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=390, css_classes=["ens-size"])
         self._sizes_note = pn.pane.Markdown("", css_classes=["ens-sizes-note"], margin=(0, 10),
                                             styles={"font-size": "0.85em"})
-        self._example_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=330,
+        self._example_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=370,
                                            css_classes=["ens-example"])
         # shown and hidden as a whole: a Bokeh pane takes its ``visible`` from the Bokeh model it is given
         self._loss_box = pn.Column(self.loss_live.panes["ens-loss"], sizing_mode="stretch_width")
@@ -212,6 +212,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._headline.object = ""
         self._reset_live(shown_sizes(cfg.sizes()))
         self._loss_box.visible = True
+        self._example_pane.object = example_figure(None, empty="drawn when the run ends")
         self._show_sizes()
         return self.runner.start(job)
 

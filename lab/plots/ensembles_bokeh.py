@@ -4,9 +4,10 @@
   (``SETTING_COLOURS``): the run going on (or loaded) solid, the latest saved run of each other setting dashed, the
   fitted slope in each legend entry, and a dotted reference of slope -1/2 (the 1/sqrt(M) law of an ensemble whose
   mean is equivariant) through the first curve's M = 1 point.
-* ``example_figure(example)`` -- one held-out digit along its orbit (the four rotations as small images, each titled
-  with the class the whole ensemble and member 0 predict), over bars of the probability both give its true class
-  on each rotation: an invariant ensemble's bars are level, a member's need not be.
+* ``example_figure(example)`` -- one held-out digit along its orbit (the four rotations as small images) over bars
+  of the probability the whole ensemble and member 0 give its true class on each rotation, each rotation labelled
+  with the class both predict there: an invariant ensemble's bars are level and its predictions the same, a
+  member's need not be.
 
 Numbers are drawn as given (the family's summary and records): nothing is computed here but where to put them.
 """
@@ -24,7 +25,7 @@ from .meter_bokeh import GREYS
 from .style import SETTING_COLOURS
 
 #: px: the against-M figure's height, the bars' height, one rotated digit's side
-HEIGHT, BARS_HEIGHT, THUMB = 330, 200, 96
+HEIGHT, BARS_HEIGHT, THUMB = 390, 250, 80
 #: each metric's axis words (Bokeh draws text as it is: plain Unicode)
 METRIC_WORDS = {
     "equivariance_error": "equivariance error  E‖φ̄(gx) − φ̄(x)‖",
@@ -34,6 +35,9 @@ METRIC_WORDS = {
 #: each metric's short name (titles)
 METRIC_NAMES = {"equivariance_error": "equivariance error", "divergence": "symmetric KL",
                 "orbit_same_prediction": "orbit-same-prediction"}
+#: each metric's short axis words (a plot a quarter of the page high)
+METRIC_AXES = {"equivariance_error": "equivariance error", "divergence": "symmetric KL",
+               "orbit_same_prediction": "rotations, same class (of 4)"}
 REFERENCE_COLOUR, MEMBER_COLOUR = "#555555", "#9e9e9e"
 ROTATIONS = ("0°", "90°", "180°", "270°")
 
@@ -49,7 +53,7 @@ def size_figure(curves: list[dict], metric: str = "equivariance_error", title: s
     metric per size), ``slope`` and ``live`` (drawn solid; else dashed).  Empty: an empty figure that says so."""
     fig = figure(height=HEIGHT, sizing_mode="stretch_width", min_width=320, x_axis_type="log", y_axis_type="log",
                  name="ens-size", toolbar_location="right", tools="pan,wheel_zoom,box_zoom,reset,save",
-                 title=title or (f"{METRIC_NAMES[metric]} against the ensemble size M (held-out digits)" if curves
+                 title=title or (f"{METRIC_NAMES[metric]} against M (held-out digits)" if curves
                                  else "against M: press Start (each setting's latest saved run is drawn here too)"))
     fig.toolbar.logo = None
     fig.xaxis.axis_label = "ensemble size M"
@@ -80,21 +84,21 @@ def size_figure(curves: list[dict], metric: str = "equivariance_error", title: s
         ms = np.array([sizes[0], sizes[-1]], dtype=float)
         fig.line(ms, y0 * (ms / m0) ** -0.5, color=REFERENCE_COLOUR, line_dash="dotted", line_width=2,
                  legend_label="slope −1/2 (1/√M: an equivariant mean)", name="ens-reference")
-    if fig.legend:
-        fig.legend.location = "bottom_left"
-        fig.legend.background_fill_alpha = 0.75
-        fig.legend.label_text_font_size = "9pt"
-        fig.legend.spacing, fig.legend.padding = 0, 4
+    if fig.legend:  # above the plot: inside, it would cover some curve's points (they fall from top left)
+        legend = fig.legend[0]
+        fig.center.remove(legend)
+        legend.label_text_font_size, legend.spacing, legend.padding, legend.margin = "9pt", 0, 2, 2
+        fig.add_layout(legend, "above")
     return fig
 
 
-def example_figure(example: dict | None, setting: str = "invariant"):
+def example_figure(example: dict | None, setting: str = "invariant", empty: str = "press Start"):
     """The digit's four rotations over bars of the ensemble's and member 0's probability of its true class
     (``example["label"]``; without one, the class the ensemble ranks first on the unrotated digit).  None: an
-    empty figure that says a run draws it."""
+    empty figure whose title ends with ``empty``."""
     if not example:
         fig = figure(height=BARS_HEIGHT, sizing_mode="stretch_width", min_width=300, toolbar_location=None,
-                     title="one held-out digit along its orbit: press Start", name="ens-bars")
+                     title=f"one held-out digit along its orbit: {empty}", name="ens-bars")
         fig.xaxis.visible = fig.yaxis.visible = False
         return fig
     images = np.asarray(example["images"], dtype=float)
@@ -107,8 +111,7 @@ def example_figure(example: dict | None, setting: str = "invariant"):
     for k, img in enumerate(images):
         h, w = img.shape
         f = figure(width=THUMB, height=THUMB + 22, x_range=(0, w), y_range=(0, h), toolbar_location=None,
-                   title=f"{ROTATIONS[k % 4]}: ens {int(ens[k].argmax())} · m₀ {int(one[k].argmax())}",
-                   name="ens-thumb")
+                   title=ROTATIONS[k % 4], name="ens-thumb")
         f.image(image=[img[::-1]], x=0, y=0, dw=w, dh=h, color_mapper=mapper)  # Bokeh's row 0 is the bottom one
         f.axis.visible = f.grid.visible = False
         f.title.text_font_size = "9pt"
@@ -124,11 +127,14 @@ def example_figure(example: dict | None, setting: str = "invariant"):
     fig.vbar(x=x + 0.19, top=one[:, cls], width=0.36, color=MEMBER_COLOUR, legend_label="member 0 alone",
              name="ens-bars-member")
     fig.xaxis.ticker = list(range(len(images)))
-    fig.xaxis.major_label_overrides = {k: ROTATIONS[k % 4] for k in range(len(images))}
-    fig.xaxis.axis_label = "rotation of the digit"
+    # under each rotation: the class the ensemble and member 0 predict there
+    fig.xaxis.major_label_overrides = {k: f"{ROTATIONS[k % 4]}\n{int(ens[k].argmax())} / {int(one[k].argmax())}"
+                                       for k in range(len(images))}
+    fig.xaxis.axis_label = "rotation; under it, the class predicted: ensemble / member 0"
+    fig.xaxis.axis_label_text_font_size = "10pt"
     fig.yaxis.axis_label = "probability"
-    fig.legend.location = "top_center"
-    fig.legend.orientation = "horizontal"
-    fig.legend.label_text_font_size = "8pt"
-    fig.legend.background_fill_alpha = 0.7
+    legend = fig.legend[0]  # above the bars, where it covers none
+    fig.center.remove(legend)
+    legend.orientation, legend.label_text_font_size, legend.padding, legend.margin = "horizontal", "8pt", 2, 2
+    fig.add_layout(legend, "above")
     return column(row(*thumbs), fig, sizing_mode="stretch_width", name="ens-example")
