@@ -23,7 +23,7 @@ OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
 #: the css prefix of a tab's Start button and status line
 RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Equivariant models": ".eqm",
-        "Equivariance meter": ".meter"}
+        "Equivariance meter": ".meter", "Ensembles": ".ens"}
 
 
 def slug(title: str) -> str:

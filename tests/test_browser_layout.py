@@ -18,7 +18,8 @@ RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
         "Sharing discovery": (".shr", {}),
         "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
                                         ".eqm-test": "50"}),
-        "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"})}
+        "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"}),
+        "Ensembles": (".ens", {".ens-members": "4", ".ens-steps": "20", ".ens-channels": "4"})}
 
 
 def _check(page, title: str, when: str, problems: list) -> None:
