@@ -275,7 +275,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._sizes_note.object = ("Curves from: " + "; ".join(notes)) if notes else \
             "No saved run yet: run each setting in turn to compare them here."
 
-    def _show_summary(self, s: dict, name: str | None = None) -> None:
+    def _show_summary(self, s: dict) -> None:
         """A run's summary: the headline, the against-M figure (its own numbers) and the example digit."""
         self._summary = s
         self._show_sizes()
@@ -362,7 +362,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.live.draw(final=True)
         self._loss_box.visible = False  # the loss per step is not saved
         self._show_assumptions(s.get("assumptions"))
-        self._show_summary(s, name)
+        self._show_summary(s)
         self._progress.value = 0
         hidden = [n for n in ("batch", "lr", "resamples", "records", "test_points", "seed", "task")
                   if getattr(cfg, n) != EnsemblesConfig.option_named(n).default]
@@ -384,14 +384,13 @@ def headline(s: dict) -> str:
     """A run's summary in words: the slope, the accuracies and how far it went."""
     slope = s.get("slope")
     law = f"error ∝ M^{slope:.2f}" if slope is not None and slope == slope else "no slope (one size)"
-    noise = s.get("noise") or {}
-    on_noise = (f", on noise M^{noise['slope']:.2f}" if noise.get("slope") is not None and noise["slope"] == noise["slope"]
-                else "")
+    noise = (s.get("noise") or {}).get("slope")
+    on_noise = f", on noise M^{noise:.2f}" if noise is not None and noise == noise else ""
     acc = s.get("accuracy") or {}
     accuracy = (f" · held-out accuracy: ensemble of {s.get('pool')} {acc['ensemble']:.2f}, median member "
                 f"{acc['member_median']:.2f}" if acc else "")
-    return (f"**{s.get('setting')}: {law}** at step {s.get('step')} (−0.5: an equivariant mean){on_noise}{accuracy} · "
-            f"{s.get('steps_done')}/{s.get('steps')} steps of {s.get('pool')} members, {s.get('augment')} "
+    return (f"**{s.get('setting')}: {law}** at step {s.get('step')} (−0.5: an equivariant mean){on_noise}{accuracy}"
+            f" · {s.get('steps_done')}/{s.get('steps')} steps of {s.get('pool')} members, {s.get('augment')} "
             f"augmentation, {s.get('status')}")
 
 

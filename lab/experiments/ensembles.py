@@ -286,7 +286,8 @@ def summary(result: EnsemblesResult) -> dict:
     same keys on the out-of-distribution noise images), ``assumptions`` (space_invariant, init_invariant,
     theorem_applies), ``accuracy`` (the ensemble's and the median member's on the held-out digits), ``task``,
     ``setting``, ``members``, ``pool``, ``steps``, ``steps_done``, ``augment``, ``average``, ``device``,
-    ``seconds``, ``costs``, ``status`` and ``example`` (``orbit_example`` at the last recorded step, with the digit's true class as ``label``)."""
+    ``seconds``, ``costs``, ``status`` and ``example`` (``orbit_example`` at the last recorded step, with the digit's
+    true class as ``label``)."""
     cfg = result.config
     test = _final(result.records, "test")
     out = _curve(test) if test else {"sizes": cfg.sizes(), "equivariance_error": [], "divergence": [],
