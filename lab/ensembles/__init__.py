@@ -5,6 +5,8 @@
   ``rotate_parameters``); the three settings and the checks of the theorem's assumptions (``SETTINGS``,
   ``check_assumptions``);
 * ``train`` -- every member trained at once by projected SGD under sampled, exact-orbit or no augmentation;
+* ``mechanism`` -- the theorem's mechanism exactly: the group-averaged ensemble of one member's orbit, at
+  initialisation and trained with orbit-averaged or sampled augmentation (``group_average_errors``);
 * ``metrics`` -- the ensemble's equivariance error, symmetric KL and orbit-same-prediction, per ensemble size by
   resampling a pool, and the fitted log-log slope.
 
@@ -16,8 +18,10 @@ from .network import (ORDER, SETTINGS, SUPPORTS, EnsembleError, check_assumption
                       group_average_members, init_members, member_logits, parameter_count, rotate_images,
                       rotate_parameters, support_invariant)
 from .train import AUGMENTS, TrainSettings, loop_step, sgd_step, train
+from .mechanism import group_average_errors, lifted_action_error
 
 __all__ = ["AVERAGES", "METRICS", "ensemble_output", "fit_slope", "invariance_metrics", "orbit_logits", "size_curve",
            "ORDER", "SETTINGS", "SUPPORTS", "EnsembleError", "check_assumptions", "ensemble_logits",
            "group_average_members", "init_members", "member_logits", "parameter_count", "rotate_images",
-           "rotate_parameters", "support_invariant", "AUGMENTS", "TrainSettings", "loop_step", "sgd_step", "train"]
+           "rotate_parameters", "support_invariant", "AUGMENTS", "TrainSettings", "loop_step", "sgd_step", "train",
+           "group_average_errors", "lifted_action_error"]

@@ -116,38 +116,22 @@ MATTER_NULL = "a second pool of setting (i) (seed 1) in place of settings (ii) a
        paper_value="the group-averaged ensemble is equivariant at every time",
        seconds={"quick": 2, "full": 3}, criterion=EXACT_CRITERION, null=EXACT_NULL)
 def measure_exact(profile) -> Outcome:
-    import torch
-
-    from ..ensembles import (TrainSettings, ensemble_output, group_average_members, init_members, invariance_metrics,
-                             orbit_logits, train)
+    from ..ensembles.mechanism import group_average_errors
     from ..meter.cnn import digits_data
 
     e = EXACT
     data = digits_data(profile.seed)
-    x_eval = data.x_test[:e["inputs"]].double()
-    one = init_members(1, e["channels"], "invariant", [profile.seed], dtype=torch.float64)
-    ga = group_average_members(one)
-    seeds = [profile.seed] * len(next(iter(ga.values())))  # the orbit's members see the same batches
-
-    def error(params):
-        return invariance_metrics(ensemble_output(orbit_logits(params, x_eval)))["equivariance_error"]
-
-    def trained(augment):
-        p = {k: v.clone() for k, v in ga.items()}
-        train(p, data.x_train.double(), data.y_train, TrainSettings(e["steps"], e["batch"], e["lr"], augment), seeds,
-              "invariant", control=profile.control)
-        return p
-
-    measured = {"at initialisation": error(ga), "after exact orbit averaging": error(trained("orbit"))}
-    null_measured = {"at initialisation": measured["at initialisation"],
-                     "after sampled augmentation": error(trained("sampled"))}
-    single = error(one)
+    got = group_average_errors(data.x_train, data.y_train, data.x_test[:e["inputs"]], e["channels"], e["steps"],
+                               e["lr"], e["batch"], profile.seed, profile.control)
+    measured = {k: got[k] for k in ("at initialisation", "after exact orbit averaging")}
+    null_measured = {k: got[k] for k in ("at initialisation", "after sampled augmentation")}
+    single = got["one member alone"]
     holds, null = judge(exact_met, measured, EXACT_NULL, null_measured)
     null.measured = {k: _f(v, 3) for k, v in null_measured.items()}
     rows = [[k, _f(v, 3), v <= EXACT_TOL] for k, v in {**measured, **{"null: " + k: v for k, v in
                                                                          null_measured.items()}}.items()]
     rows.append(["one member alone (reported)", _f(single, 3), single <= EXACT_TOL])
-    note = (f"One member's orbit under C4 ({len(seeds)} members), {e['channels']} channels, float64, {e['steps']} SGD "
+    note = (f"One member's orbit under C4 (4 members), {e['channels']} channels, float64, {e['steps']} SGD "
             f"steps at learning rate {e['lr']} on the digits.  Exact orbit averaging keeps the ensemble at "
             f"{measured['after exact orbit averaging']:.2g}; one draw of sampled augmentation moves it to "
             f"{null_measured['after sampled augmentation']:.2g} (equivariant only in expectation); one member alone "
