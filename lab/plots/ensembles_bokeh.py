@@ -54,7 +54,7 @@ def size_figure(curves: list[dict], metric: str = "equivariance_error", title: s
     fig = figure(height=HEIGHT, sizing_mode="stretch_width", min_width=320, x_axis_type="log", y_axis_type="log",
                  name="ens-size", toolbar_location="right", tools="pan,wheel_zoom,box_zoom,reset,save",
                  title=title or (f"{METRIC_NAMES[metric]} against M (held-out digits)" if curves
-                                 else "against M: press Start (each setting's latest saved run is drawn here too)"))
+                                 else f"{METRIC_NAMES[metric]} against M: press Start"))
     fig.toolbar.logo = None
     fig.xaxis.axis_label = "ensemble size M"
     fig.yaxis.axis_label = METRIC_WORDS[metric]
