@@ -158,6 +158,16 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     assert not pane._error.visible, "the message follows the settings once they are accepted"
 
 
+def test_a_hand_edited_saved_run_is_passed_over_not_drawn(tmp_path):
+    bad = tmp_path / "20250101-000000-digits-noninvariant-space-M4-abcdef"
+    bad.mkdir()
+    (bad / "config.json").write_text(json.dumps({"kind": "ensembles", "config": {}, "status": "finished", "summary": {
+        "setting": "noninvariant-space", "sizes": [1, "two"], "equivariance_error": [1.0, None]}}))
+    pane = _pane(tmp_path)  # builds: the run is listed but not drawn
+    assert [r.name for r in pane._sizes_pane.object.renderers if r.name] == []
+    assert "No saved run yet" in pane._sizes_note.object
+
+
 def test_every_setting_has_one_colour():
     assert tuple(SETTING_COLOURS) == SETTINGS
     assert len(set(SETTING_COLOURS.values())) == len(SETTINGS)

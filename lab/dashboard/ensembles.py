@@ -250,8 +250,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             except LabError:
                 continue
             setting = s.get("setting") if isinstance(s, dict) else None
-            if (setting in SETTING_COLOURS and setting != skip and setting not in out and s.get("sizes")
-                    and len(s.get("equivariance_error") or []) == len(s["sizes"])):
+            if setting in SETTING_COLOURS and setting != skip and setting not in out and drawable(s):
                 out[setting] = (path.name, s)
         return out
 
@@ -370,6 +369,16 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 if hidden else "")
         self._status.object = f"Loaded `{name}` ({meta.get('status', '?')}){note}"
         self._loaded_ok = True
+
+
+def drawable(s: dict) -> bool:
+    """A saved summary the against-M figure can draw: sizes (positive integers) and as many errors (numbers); a
+    hand-edited one that is not is passed over (Load says what is wrong with it)."""
+    sizes, errors = s.get("sizes"), s.get("equivariance_error")
+    return (isinstance(sizes, list) and isinstance(errors, list) and 0 < len(sizes) == len(errors)
+            and all(isinstance(m, int) and not isinstance(m, bool) and m > 0 for m in sizes)
+            and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in errors)
+            and (s.get("slope") is None or isinstance(s["slope"], (int, float))))
 
 
 def run_time(name: str) -> str:
