@@ -108,3 +108,28 @@ def test_bad_sizes_and_settings_are_refused():
     with pytest.raises(EnsembleError, match="augmentation"):
         TrainSettings(augment="flip")
     assert fit_slope([1], [1.0]) != fit_slope([1], [1.0])  # NaN with one point
+
+
+@pytest.mark.parametrize("task", ["perm", "custom"])
+def test_the_vector_tasks_lifted_action_and_assumptions(task):
+    """On the dynamics models: phi_{rho_L(g) A}(rho_X(g) x) = phi_A(x) for sampled g (every setting's support), and
+    the assumptions checked with the engine's signed permutations."""
+    import numpy as np
+
+    from lab.dynamics.action import Elements
+    from lab.ensembles.vectors import (build_task, check_assumptions_vectors, init_vector_members, lift_parameters,
+                                       orbit_elements, orbit_scores)
+
+    exp, model = build_task(task, 0)
+    els = orbit_elements(exp.group, 0)
+    x = exp.X[:6]
+    for setting in SETTINGS:
+        p = init_vector_members(model, 3, setting, [0, 1, 2], dtype=torch.float64)
+        base = orbit_scores(model, p, x, els, exp.in_rep)
+        assert (base[:, 1:] - base[:, :1]).abs().max() > 1e-3  # one member is not invariant
+        for e in range(1, len(els)):
+            one = Elements(exp.group, np.repeat(els.perms[e:e + 1], 3, 0), np.repeat(els.signs[e:e + 1], 3, 0))
+            moved = orbit_scores(model, lift_parameters(model, p, one), x, els, exp.in_rep)
+            assert torch.allclose(moved[:, e], base[:, 0], rtol=0, atol=1e-12)
+    got = {s: check_assumptions_vectors(model, s) for s in SETTINGS}
+    assert got == {s: check_assumptions(s) for s in SETTINGS}  # the same verdicts as the digits' settings

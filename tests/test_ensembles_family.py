@@ -55,7 +55,10 @@ def test_sizes_records_and_costs_are_exact_before_work():
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--task", "perm"], "not built yet"),
+    (["--task", "perm", "--channels", "4"], "--channels applies to --task digits"),
+    (["--task", "custom", "--augment", "orbit"], "enumerates the group"),
+    (["--group", "S(5)"], "--group applies to --task custom"),
+    (["--task", "custom", "--group", "SO(3)"], "signed-permutation"),
     (["--setting", "sideways"], "sideways"),
     (["--members", "0"], "at least 1"),
     (["--device", "tpu"], "tpu"),
@@ -94,6 +97,19 @@ def test_save_load_stop_and_progress(tmp_path):
     assert "stopped" in FAMILY.text(stopped)
 
 
+@pytest.mark.parametrize("task", ["perm", "custom"])
+def test_the_vector_tasks_run_the_three_settings_on_the_dynamics_models(task):
+    out = {}
+    for setting in ("invariant", "noninvariant-space"):
+        cfg = EnsemblesConfig(task=task, setting=setting, members=4, pool_factor=2, steps=4, test_points=12,
+                              records=2, resamples=4)
+        s = FAMILY.summary(FAMILY.run(cfg))
+        assert s["sizes"] == [1, 2, 4] and len(s["equivariance_error"]) == 3 and s["example"] is None
+        assert all(1 <= v <= 4 for v in s["orbit_same_prediction"])  # the identity and three sampled elements
+        out[setting] = s["assumptions"]
+    assert out["invariant"]["theorem_applies"] and not out["noninvariant-space"]["space_invariant"]
+
+
 def test_help_lists_the_command_and_the_lists_agree_with_the_science():
     res = subprocess.run([sys.executable, "-m", "lab", "--help"], capture_output=True, text=True, cwd=ROOT,
                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
@@ -101,5 +117,9 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_science():
     from lab.ensembles.metrics import AVERAGES as SCIENCE_AVERAGES
     from lab.ensembles.network import SETTINGS as SCIENCE_SETTINGS
     from lab.ensembles.train import AUGMENTS as SCIENCE_AUGMENTS
+    from lab.ensembles.vectors import VECTOR_TASKS as SCIENCE_VECTOR_TASKS
+    from lab.experiments.ensembles import VECTOR_TASKS
+
+    assert VECTOR_TASKS == SCIENCE_VECTOR_TASKS
 
     assert SETTINGS == tuple(SCIENCE_SETTINGS) and AUGMENTS == SCIENCE_AUGMENTS and AVERAGES == SCIENCE_AVERAGES

@@ -177,3 +177,22 @@ def test_the_sizes_drawn_against_the_step():
     assert shown_sizes([1, 2, 4, 8, 16]) == [1, 4, 16]
     assert shown_sizes([1, 2]) == [1, 2]
     assert shown_sizes([1]) == [1]
+
+
+def test_a_vector_task_hides_the_cnn_channels_and_says_its_own_assumptions(tmp_path):
+    from bokeh.document import Document
+
+    from lab.dashboard.ensembles import Ensembles
+
+    pane = Ensembles(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    pane.channels = 5
+    pane.task = "perm"
+    assert not pane._channels_w.visible
+    cfg = pane.config()
+    assert cfg.task == "perm" and cfg.channels == cfg.option_named("channels").default
+    pane.setting = "noninvariant-space"
+    assert "first layer reads the first half" in pane._assumptions.object
+    pane.task = "digits"
+    assert pane._channels_w.visible and pane.config().channels == 5
+    assert "corner" in pane._assumptions.object

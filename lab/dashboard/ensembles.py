@@ -30,7 +30,8 @@ from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import ensembles as family
-from ..experiments.ensembles import FAMILY, EnsemblesConfig, assumptions, latest_curve, results_dir
+from ..experiments.ensembles import (FAMILY, VECTOR_TASKS, EnsemblesConfig, assumptions, latest_curve,
+                                    results_dir)
 from ..jobs import Job
 from ..plots.ensembles_bokeh import METRIC_AXES, METRIC_NAMES, example_figure, size_figure
 from ..plots.style import SETTING_COLOURS, SIZE_SHADES
@@ -41,9 +42,11 @@ from .live import LivePlot, LiveView
 from .runner import WORKER_THREADS, JobRunner
 from .worker_pane import WorkerPaneMixin
 
-#: the config fields the pane shows; the others (task, batch, lr, resamples, records, test points, seed) keep the
+#: the config fields the pane shows; the others (batch, lr, resamples, records, test points, seed, group) keep the
 #: family's defaults (a loaded run's other values are named in its status line)
-CONFIG_NAMES = ["setting", "members", "pool_factor", "steps", "channels", "augment", "average", "device"]
+CONFIG_NAMES = ["task", "setting", "members", "pool_factor", "steps", "channels", "augment", "average", "device"]
+#: settings of the digits task only (hidden, and kept out of the config, for the vector tasks)
+DIGITS_ONLY = ("channels",)
 #: the metrics drawn against the training step, in order
 METRICS = ("equivariance_error", "divergence", "orbit_same_prediction")
 LOSS = LivePlot("ens-loss", y="loss", title="median member's loss (its training batch)", xlabel="SGD step",
@@ -104,7 +107,10 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         guard_settings(self, self._controls)
         self._watch_settings()
         self._watch_load()
-        self.param.watch(guarded(self, "showing the setting")(lambda *e: self._show_assumptions()), ["setting"])
+        self.param.watch(guarded(self, "showing the setting")(lambda *e: self._show_assumptions()),
+                         ["setting", "task"])
+        self.param.watch(lambda *e: self._show_task(), ["task"])
+        self._show_task()
         self._show_plan()
         self._show_assumptions()
         self._reset_live([])
@@ -123,7 +129,10 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._refresh_saved()
         self._assumptions = pn.pane.Markdown("", css_classes=["ens-assumptions"], margin=(0, 10),
                                              styles={"font-size": "0.9em"})
+        self._channels_w = pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90,
+                                                          css_classes=["ens-channels"])
         self._controls = pn.Column(
+            pn.widgets.Select.from_param(p.task, label="Task", css_classes=["ens-task"]),
             pn.widgets.Select.from_param(p.setting, label="Setting (which assumptions hold)",
                                          css_classes=["ens-setting"]),
             self._assumptions,
@@ -131,8 +140,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                    pn.widgets.IntInput.from_param(p.pool_factor, label="Pool × M", width=90,
                                                   css_classes=["ens-pool"]),
                    pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["ens-steps"])),
-            pn.Row(pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90,
-                                                  css_classes=["ens-channels"]),
+            pn.Row(self._channels_w,
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=185)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.augment, css_classes=["ens-augment"]),
                    "Augmentation (sampled: the poster's)"),
@@ -186,7 +194,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _show_assumptions(self, verified: dict | None = None) -> None:
         """The chosen setting's assumptions (``verified``: a run's own verdicts, which replace the declared ones)."""
         try:
-            a = assumptions(self.setting)
+            a = assumptions(self.setting, self.task)
         except LabError as err:
             self._assumptions.object = str(err)
             return
@@ -196,7 +204,17 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ control
     def config(self) -> EnsemblesConfig:
-        return EnsemblesConfig(**config_values(self, CONFIG_NAMES))
+        """The settings as a config; the digits-only ones (channels) not for a vector task (a hidden control keeps
+        its value; it must not reach the config)."""
+        values = config_values(self, CONFIG_NAMES)
+        if values["task"] in VECTOR_TASKS:
+            for n in DIGITS_ONLY:
+                values.pop(n)
+        return EnsemblesConfig(**values)
+
+    def _show_task(self) -> None:
+        """The channels control for the digits' CNNs only (the vector tasks' networks are the dynamics models)."""
+        self._channels_w.visible = self.task not in VECTOR_TASKS
 
     @guard("starting the run", default=False)
     def start(self) -> bool:
@@ -250,6 +268,8 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             except LabError:
                 continue
             setting = s.get("setting") if isinstance(s, dict) else None
+            if s.get("task", "digits") != self.task if isinstance(s, dict) else True:
+                continue  # another task's runs are not comparable
             if setting in SETTING_COLOURS and setting != skip and setting not in out and drawable(s):
                 out[setting] = (path.name, s)
         return out
@@ -278,7 +298,9 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         """A run's summary: the headline, the against-M figure (its own numbers) and the example digit."""
         self._summary = s
         self._show_sizes()
-        self._example_pane.object = example_figure(s.get("example"), s.get("setting", "invariant"))
+        self._example_pane.object = example_figure(
+            s.get("example"), s.get("setting", "invariant"),
+            empty="drawn for the digits task only" if s.get("task") in VECTOR_TASKS else "none saved")
         self._headline.object = headline(s)
 
     # ------------------------------------------------------------------ messages (event loop)
@@ -363,7 +385,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._show_assumptions(s.get("assumptions"))
         self._show_summary(s)
         self._progress.value = 0
-        hidden = [n for n in ("batch", "lr", "resamples", "records", "test_points", "seed", "task")
+        hidden = [n for n in ("batch", "lr", "resamples", "records", "test_points", "seed", "group")
                   if getattr(cfg, n) != EnsemblesConfig.option_named(n).default]
         note = (" · set by this run but not by a control here: " + ", ".join(f"{n} {getattr(cfg, n)}" for n in hidden)
                 if hidden else "")

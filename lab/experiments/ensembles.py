@@ -21,8 +21,10 @@ out of distribution).  The ensemble averages logits (``--average probs``: probab
 Cost before work (``EnsemblesConfig.costs``): the exact member-steps (pool x steps), the parameters, and an estimate of
 the memory of one batched step and of the recorded orbits, refused over the memory limit in one line.
 
-``--task perm`` and ``--task custom`` (the Perm graph task and the teacher-student task for any finite group, on the
-dynamics models) are declared but not built yet: they are refused in one line.
+``--task perm`` and ``--task custom [--group G]`` run the same experiment on the training-dynamics models and data
+(``lab.ensembles.vectors``: the Perm graph task under S(n); the teacher-student task for any finite signed-permutation
+group), the three settings on the first layer (its support, its initial mean), the metrics on the identity and three
+sampled group elements (the groups are too large to enumerate; exact orbit averaging is digits-only).
 
 >>> from lab.experiments.ensembles import FAMILY, EnsemblesConfig
 >>> s = FAMILY.summary(FAMILY.run(EnsemblesConfig(members=2, steps=2, channels=2, test_points=8, records=2)))
@@ -45,7 +47,8 @@ SETTINGS = ("invariant", "noninvariant-init", "noninvariant-space")
 AUGMENTS = ("sampled", "orbit", "none")
 AVERAGES = ("logits", "probs")
 TASKS = ("digits", "perm", "custom")
-BUILT_TASKS = ("digits",)
+#: ``lab.ensembles.vectors.VECTOR_TASKS``: the dynamics models on vectors (``lab.dynamics.experiments``)
+VECTOR_TASKS = ("perm", "custom")
 #: the digits' 8 x 8 images and classes; parameters of a member's layers per channel (for the cost)
 SIDE, CLASSES = 8, 10
 INPUT_SETS = ("test", "noise")
@@ -62,12 +65,23 @@ SETTING_ASSUMPTIONS = {
 }
 
 
-def assumptions(setting: str) -> dict:
-    """The theorem's assumptions for ``setting`` as ``check_assumptions`` gives them (``space_invariant``,
-    ``init_invariant``, ``theorem_applies``) plus their words (``space``, ``init``), without torch."""
+#: the same for the vector tasks (``lab.ensembles.vectors``: the first layer's support and initial mean)
+VECTOR_ASSUMPTIONS = {
+    "invariant": {"space": ("every weight free", True), "init": ("centred Gaussian", True)},
+    "noninvariant-init": {"space": ("every weight free", True),
+                          "init": ("Gaussian whose mean leans to input coordinate 0", False)},
+    "noninvariant-space": {"space": ("first layer reads the first half of the input only", False),
+                           "init": ("centred Gaussian", True)},
+}
+
+
+def assumptions(setting: str, task: str = "digits") -> dict:
+    """The theorem's assumptions for ``setting`` (on ``task``'s networks) as ``check_assumptions`` gives them
+    (``space_invariant``, ``init_invariant``, ``theorem_applies``) plus their words (``space``, ``init``), without
+    torch."""
     if setting not in SETTING_ASSUMPTIONS:
         raise ConfigError(f"unknown setting {setting!r}: choose one of {', '.join(SETTINGS)}")
-    a = SETTING_ASSUMPTIONS[setting]
+    a = (VECTOR_ASSUMPTIONS if task in VECTOR_TASKS else SETTING_ASSUMPTIONS)[setting]
     space, init = a["space"][1], a["init"][1]
     return {"space_invariant": space, "init_invariant": init, "theorem_applies": space and init,
             "space": a["space"][0], "init": a["init"][0]}
@@ -75,8 +89,9 @@ def assumptions(setting: str) -> dict:
 
 @dataclass
 class EnsemblesConfig(Config):
-    task: str = option("digits", "the invariant task: rotation-invariant digits under C4 (perm and custom: not built "
-                                 "yet)", choices=TASKS)
+    task: str = option("digits", "the invariant task: rotation-invariant digits under C4 (the poster's), the Perm "
+                                 "graph task (connectivity under S(n)) or the custom teacher-student task (--group), "
+                                 "the last two on the training-dynamics models", choices=TASKS)
     setting: str = option("invariant", "which of the theorem's assumptions hold: both (invariant), not the invariant "
                                        "initialisation (noninvariant-init), not the invariant layer space "
                                        "(noninvariant-space)", choices=SETTINGS)
@@ -97,6 +112,8 @@ class EnsemblesConfig(Config):
                              "at the end)", low=2, high=1000)
     test_points: int = option(200, "held-out digits (and as many noise images) the metrics are measured on", low=1,
                               high=100_000)
+    group: str | None = option(None, "the custom task's group: a finite signed-permutation group the engine knows "
+                                     "(default S(6)); --task custom only")
     seed: int = option(0, "seed of the data split, the members' initialisations, batches and rotations", low=0)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
@@ -104,9 +121,33 @@ class EnsemblesConfig(Config):
         from ..device import check_device_name
 
         self.device = check_device_name(self.device)
-        if self.task not in BUILT_TASKS:
-            raise ConfigError(f"--task {self.task} is not built yet: only {', '.join(BUILT_TASKS)} runs today")
+        if self.group is not None and self.task != "custom":
+            raise ConfigError(f"--group applies to --task custom (the {self.task} task has its own group)")
+        if self.task in VECTOR_TASKS:
+            if self.channels != self.option_named("channels").default:
+                raise ConfigError(f"--channels applies to --task digits (the {self.task} task's network has the "
+                                  f"training-dynamics channels)")
+            if self.augment == "orbit":
+                raise ConfigError(f"--augment orbit enumerates the group: --task digits only (the {self.task} "
+                                  f"task's group is too large)")
+            from ..errors import LabError
+
+            try:
+                self.vector_task()
+            except LabError as err:
+                raise ConfigError(str(err)) from None
         self.costs()
+
+    def vector_task(self):
+        """``(experiment, model)`` of a vector task (``lab.ensembles.vectors.build_task``), built once."""
+        key = (self.task, self.seed, self.group)
+        cached = self.__dict__.get("_vector")
+        if cached is None or cached[0] != key:
+            from ..ensembles.vectors import build_task
+
+            cached = (key, build_task(self.task, self.seed, self.group))
+            self.__dict__["_vector"] = cached
+        return cached[1]
 
     # ------------------------------------------------------------------ what the settings mean
     def sizes(self) -> list[int]:
@@ -137,12 +178,22 @@ class EnsemblesConfig(Config):
         orbits; refused over the memory limit (``lab.limits.check_memory``)."""
         from ..limits import check_memory
 
-        per_member = self.channels * 9 + 2 * self.channels * self.channels * 9 + CLASSES * self.channels * (SIDE // 2) ** 2
-        batch = self.batch * (4 if self.augment == "orbit" else 1)
-        activations = batch * self.channels * SIDE * SIDE * 3 * 4  # three layers, kept for backward, a few copies
-        step_values = self.pool * (activations + 3 * per_member)
         chunk = min(self.pool, 64)
-        orbit_values = self.pool * 4 * self.test_points * CLASSES + chunk * 4 * self.test_points * self.channels * SIDE * SIDE * 3
+        if self.task in VECTOR_TASKS:
+            _, model = self.vector_task()
+            per_member = sum(s.c_out * s.c_in * sp.n_out * sp.n_in + (s.c_out * sp.n_out if s.bias else 0)
+                             for s, sp in zip(model.specs, model.spaces))
+            width = sum(s.c_out * sp.n_out for s, sp in zip(model.specs, model.spaces))
+            activations = self.batch * width * 4
+            orbit_values = self.pool * 4 * self.test_points * 2 + chunk * 4 * self.test_points * width
+        else:
+            per_member = (self.channels * 9 + 2 * self.channels * self.channels * 9
+                          + CLASSES * self.channels * (SIDE // 2) ** 2)
+            batch = self.batch * (4 if self.augment == "orbit" else 1)
+            activations = batch * self.channels * SIDE * SIDE * 3 * 4  # three layers, kept for backward, copies
+            orbit_values = (self.pool * 4 * self.test_points * CLASSES
+                            + chunk * 4 * self.test_points * self.channels * SIDE * SIDE * 3)
+        step_values = self.pool * (activations + 3 * per_member)
         need = 8 * (step_values + orbit_values)
         check_memory(f"training {self.pool} members", need)
         return {"member_steps": self.pool * self.steps, "pool": self.pool, "parameters": self.pool * per_member,
@@ -169,21 +220,22 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
     every step), ``record`` (metrics rows of one recorded step) and ``result``."""
     import torch
 
+    import torch
+
     from ..control import Stopped
     from ..device import pick_device
-    from ..ensembles import check_assumptions, init_members, orbit_logits, size_curve, train
-    from ..ensembles import TrainSettings
-    from ..meter.cnn import digits_data
+    from ..ensembles import TrainSettings, size_curve
 
     config = config.validate()
     emit = progress or (lambda record: None)
     costs = config.costs()
     device = pick_device(config.device)
-    result = EnsemblesResult(config, assumptions=check_assumptions(config.setting), costs=costs, device=str(device))
-    data = digits_data(config.seed)
-    inputs = {"test": data.x_test[:config.test_points].to(device),
-              "noise": data.noise(config.test_points, config.seed).to(device)}
-    labels = data.y_test[:config.test_points].to(device)
+    if config.task in VECTOR_TASKS:
+        task = _vector_task(config, device)
+    else:
+        task = _digits_task(config, device)
+    result = EnsemblesResult(config, assumptions=task["assumptions"], costs=costs, device=str(device))
+    inputs, labels = task["inputs"], task["labels"]
     sizes, record_at, pool = config.sizes(), set(config.record_steps()), config.pool
     total = costs["member_steps"]
     emit({"kind": "started", "task": config.task, "setting": config.setting, "sizes": sizes, "pool": pool,
@@ -191,19 +243,20 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
           "device": str(device), "total": total, **costs})
     emit(progress_record(0, total, f"training {pool} members"))
     t0 = time.monotonic()
-    params = init_members(pool, config.channels, config.setting, config.member_seeds(), device=device)
+    params = task["init"]()
 
     def measure(step: int) -> None:
+        from ..ensembles import ensemble_output
+
         rows = []
         for name, x in inputs.items():
-            orbit = orbit_logits(params, x)
+            orbit = task["orbit"](params, x)
             for r in size_curve(orbit, sizes, config.resamples, seed=config.seed + step, average=config.average):
                 rows.append({"step": step, "inputs": name, **r})
             if name == "test":
-                from ..ensembles import ensemble_output
-
-                result.example = orbit_example(orbit, x, config.average, EXAMPLE_INDEX)
-                result.example["label"] = int(labels[EXAMPLE_INDEX])  # its true class
+                if config.task not in VECTOR_TASKS:
+                    result.example = orbit_example(orbit, x, config.average, EXAMPLE_INDEX)
+                    result.example["label"] = int(labels[EXAMPLE_INDEX])  # its true class
                 pred = ensemble_output(orbit[:, 0], config.average).argmax(-1)
                 member = (orbit[:, 0].argmax(-1) == labels).to(torch.float64).mean(1)
                 result.accuracy = {"ensemble": float((pred == labels).to(torch.float64).mean()),
@@ -221,8 +274,7 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
     try:
         if 0 in record_at:
             measure(0)
-        train(params, data.x_train, data.y_train, TrainSettings(config.steps, config.batch, config.lr, config.augment),
-              config.member_seeds(), config.setting, control=control, on_step=on_step)
+        task["train"](params, TrainSettings(config.steps, config.batch, config.lr, config.augment), control, on_step)
     except Stopped:
         result.status = "stopped"
     result.seconds = time.monotonic() - t0
@@ -230,6 +282,52 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
     emit({"kind": "result", "slope": s["slope"], "equivariance_error": s["equivariance_error"]})
     emit(progress_record(len(result.losses) * pool, total, f"{result.status} in {result.seconds:.1f} s"))
     return result
+
+
+def _digits_task(config: EnsemblesConfig, device) -> dict:
+    """The poster's task: C4 on scikit-learn's digits, the small CNNs of ``lab.ensembles.network``."""
+    from ..ensembles import check_assumptions, init_members, orbit_logits, train
+    from ..meter.cnn import digits_data
+
+    data = digits_data(config.seed)
+    return {"assumptions": check_assumptions(config.setting),
+            "inputs": {"test": data.x_test[:config.test_points].to(device),
+                       "noise": data.noise(config.test_points, config.seed).to(device)},
+            "labels": data.y_test[:config.test_points].to(device),
+            "init": lambda: init_members(config.pool, config.channels, config.setting, config.member_seeds(),
+                                         device=device),
+            "orbit": orbit_logits,
+            "train": lambda params, settings, control, on_step: train(
+                params, data.x_train, data.y_train, settings, config.member_seeds(), config.setting, control=control,
+                on_step=on_step)}
+
+
+def _vector_task(config: EnsemblesConfig, device) -> dict:
+    """The Perm graph or teacher-student task on the training-dynamics models (``lab.ensembles.vectors``): the last
+    quarter of the experiment's data (at most ``test_points``) held out, noise with the inputs' per-coordinate mean
+    and deviation out of distribution, the metrics on the identity and ``ORBIT_SAMPLES`` sampled elements."""
+    import torch
+
+    from ..ensembles.vectors import (check_assumptions_vectors, init_vector_members, orbit_elements, orbit_scores,
+                                     train_vectors)
+
+    exp, model = config.vector_task()
+    model = type(model)(exp.group, exp.specs, dtype=torch.float32, device=device, grid=exp.grid)
+    X, y = exp.X.to(torch.float32), exp.y
+    held = min(config.test_points, len(X) // 4)
+    x_train, y_train, x_test, y_test = X[:-held], y[:-held], X[-held:].to(device), y[-held:].to(device)
+    g = torch.Generator().manual_seed(int(config.seed) + 5)
+    noise = x_train.mean(0) + x_train.std(0) * torch.randn((held, *X.shape[1:]), generator=g)
+    elements = orbit_elements(exp.group, config.seed)
+    return {"assumptions": check_assumptions_vectors(model, config.setting, config.seed),
+            "inputs": {"test": x_test, "noise": noise.to(device)},
+            "labels": y_test.to(torch.int64),
+            "init": lambda: init_vector_members(model, config.pool, config.setting, config.member_seeds(),
+                                                device=device),
+            "orbit": lambda params, x: orbit_scores(model, params, x, elements, exp.in_rep),
+            "train": lambda params, settings, control, on_step: train_vectors(
+                model, params, x_train.to(device), y_train, settings, config.member_seeds(), config.setting,
+                exp.in_rep, control=control, on_step=on_step)}
 
 
 #: the held-out digit drawn along its orbit
