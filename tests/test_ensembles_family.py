@@ -123,3 +123,29 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_science():
     assert VECTOR_TASKS == SCIENCE_VECTOR_TASKS
 
     assert SETTINGS == tuple(SCIENCE_SETTINGS) and AUGMENTS == SCIENCE_AUGMENTS and AVERAGES == SCIENCE_AVERAGES
+
+
+def _idx(path: Path, array) -> None:
+    import numpy as np
+
+    header = bytes([0, 0, 8, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
+    path.write_bytes(header + np.asarray(array, dtype=np.uint8).tobytes())
+
+
+def test_mnist_from_the_users_idx_files(tmp_path, capsys):
+    """--data DIR: MNIST from IDX files the user has (written here: 40 training and 20 test images), at 14 x 14."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for split, n in (("train", 40), ("t10k", 20)):
+        _idx(tmp_path / f"{split}-images-idx3-ubyte", rng.integers(0, 256, (n, 28, 28)))
+        _idx(tmp_path / f"{split}-labels-idx1-ubyte", rng.integers(0, 10, n))
+    cfg = EnsemblesConfig(data=str(tmp_path), members=2, pool_factor=2, steps=2, channels=2, test_points=8, records=2,
+                          resamples=2)
+    assert cfg.validate().side() == 14
+    assert cfg.costs()["parameters"] == 4 * (2 * 9 + 2 * 2 * 2 * 9 + 10 * 2 * 7 * 7)  # fc on 7 x 7 pooled maps
+    s = FAMILY.summary(FAMILY.run(cfg))
+    assert s["sizes"] == [1, 2] and np.asarray(s["example"]["images"]).shape == (4, 14, 14)
+    (tmp_path / "t10k-labels-idx1-ubyte").unlink()
+    code, out, err = _main(capsys, "--data", str(tmp_path), "--no-save")
+    assert code == 2 and "t10k-labels" in err and len(err.strip().splitlines()) == 1

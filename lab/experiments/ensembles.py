@@ -51,6 +51,9 @@ TASKS = ("digits", "perm", "custom")
 VECTOR_TASKS = ("perm", "custom")
 #: the digits' 8 x 8 images and classes; parameters of a member's layers per channel (for the cost)
 SIDE, CLASSES = 8, 10
+#: MNIST's 28 x 28 images are area-averaged to this side (the dynamics paper's; even, so 2 x 2 pooling commutes with
+#: the rotations)
+MNIST_SIDE = 14
 INPUT_SETS = ("test", "noise")
 #: what each setting's layer space and initialisation are, in words, and whether each is invariant -- the verdicts
 #: ``lab.ensembles.network.check_assumptions`` computes (the support's mask against its rotations, the Gaussian's
@@ -112,6 +115,9 @@ class EnsemblesConfig(Config):
                              "at the end)", low=2, high=1000)
     test_points: int = option(200, "held-out digits (and as many noise images) the metrics are measured on", low=1,
                               high=100_000)
+    data: str | None = option(None, "a directory holding MNIST's IDX files (train and t10k; never downloaded): the "
+                                    "digits task on MNIST at 14 x 14 instead of scikit-learn's 8 x 8 digits",
+                              metavar="DIR")
     group: str | None = option(None, "the custom task's group: a finite signed-permutation group the engine knows "
                                      "(default S(6)); --task custom only")
     seed: int = option(0, "seed of the data split, the members' initialisations, batches and rotations", low=0)
@@ -121,6 +127,17 @@ class EnsemblesConfig(Config):
         from ..device import check_device_name
 
         self.device = check_device_name(self.device)
+        if self.data is not None:
+            if self.task != "digits":
+                raise ConfigError(f"--data applies to --task digits (MNIST), not {self.task}")
+            from ..dynamics.mnist import MnistError, find
+
+            try:
+                for split in ("train", "t10k"):
+                    for kind in ("images", "labels"):
+                        find(self.data, split, kind)
+            except MnistError as err:
+                raise ConfigError(f"--data {self.data}: {err}") from None
         if self.group is not None and self.task != "custom":
             raise ConfigError(f"--group applies to --task custom (the {self.task} task has its own group)")
         if self.task in VECTOR_TASKS:
@@ -137,6 +154,10 @@ class EnsemblesConfig(Config):
             except LabError as err:
                 raise ConfigError(str(err)) from None
         self.costs()
+
+    def side(self) -> int:
+        """The images' side: 8 (scikit-learn's digits) or ``MNIST_SIDE`` (MNIST from ``--data``)."""
+        return MNIST_SIDE if self.data is not None else SIDE
 
     def vector_task(self):
         """``(experiment, model)`` of a vector task (``lab.ensembles.vectors.build_task``), built once."""
@@ -187,12 +208,13 @@ class EnsemblesConfig(Config):
             activations = self.batch * width * 4
             orbit_values = self.pool * 4 * self.test_points * 2 + chunk * 4 * self.test_points * width
         else:
+            side = self.side()
             per_member = (self.channels * 9 + 2 * self.channels * self.channels * 9
-                          + CLASSES * self.channels * (SIDE // 2) ** 2)
+                          + CLASSES * self.channels * (side // 2) ** 2)
             batch = self.batch * (4 if self.augment == "orbit" else 1)
-            activations = batch * self.channels * SIDE * SIDE * 3 * 4  # three layers, kept for backward, copies
+            activations = batch * self.channels * side * side * 3 * 4  # three layers, kept for backward, copies
             orbit_values = (self.pool * 4 * self.test_points * CLASSES
-                            + chunk * 4 * self.test_points * self.channels * SIDE * SIDE * 3)
+                            + chunk * 4 * self.test_points * self.channels * side * side * 3)
         step_values = self.pool * (activations + 3 * per_member)
         need = 8 * (step_values + orbit_values)
         check_memory(f"training {self.pool} members", need)
@@ -287,19 +309,40 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
 def _digits_task(config: EnsemblesConfig, device) -> dict:
     """The poster's task: C4 on scikit-learn's digits, the small CNNs of ``lab.ensembles.network``."""
     from ..ensembles import check_assumptions, init_members, orbit_logits, train
-    from ..meter.cnn import digits_data
 
-    data = digits_data(config.seed)
+    data = digits_or_mnist(config)
     return {"assumptions": check_assumptions(config.setting),
             "inputs": {"test": data.x_test[:config.test_points].to(device),
                        "noise": data.noise(config.test_points, config.seed).to(device)},
             "labels": data.y_test[:config.test_points].to(device),
             "init": lambda: init_members(config.pool, config.channels, config.setting, config.member_seeds(),
-                                         device=device),
+                                         side=config.side(), device=device),
             "orbit": orbit_logits,
             "train": lambda params, settings, control, on_step: train(
                 params, data.x_train, data.y_train, settings, config.member_seeds(), config.setting, control=control,
                 on_step=on_step)}
+
+
+def digits_or_mnist(config: EnsemblesConfig):
+    """The images of the digits task: scikit-learn's digits split at the seed (``lab.meter.cnn.digits_data``), or,
+    with ``--data``, MNIST's train and t10k sets from the user's IDX files at ``MNIST_SIDE`` (``lab.dynamics.mnist``),
+    in the same ``DigitsData`` form (its ``noise`` then has MNIST's pixel statistics)."""
+    import torch
+
+    from ..meter.cnn import DigitsData, digits_data
+
+    if config.data is None:
+        return digits_data(config.seed)
+    from ..dynamics.mnist import load_mnist
+
+    xtr, ytr = load_mnist(config.data, "train", size=MNIST_SIDE)
+    xte, yte = load_mnist(config.data, "t10k", size=MNIST_SIDE)
+
+    def images(a):
+        return torch.as_tensor(a, dtype=torch.float32)[:, None]
+
+    return DigitsData(images(xtr), torch.as_tensor(ytr, dtype=torch.int64), images(xte),
+                      torch.as_tensor(yte, dtype=torch.int64), images(xte[:0]), None, int(config.seed))
 
 
 def _vector_task(config: EnsemblesConfig, device) -> dict:
