@@ -117,13 +117,20 @@ _ENTRY = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", re.M)  # a log line of p
 _CLOSED_SOCKET = ("tornado.websocket.WebSocketClosedError", "tornado.iostream.StreamClosedError")
 
 
+_SHUTDOWN = re.compile(r"Received signal \w+, shutting down$")
+
+
 def server_errors(log: Path) -> list[str]:
     """The log entries of ``panel serve`` that hold a traceback, less those ending in a closed-websocket error."""
     text = log.read_text()
     starts = [m.start() for m in _ENTRY.finditer(text)]
     entries = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)])]
-    return [e for e in entries if "Traceback" in e
-            and not e.rstrip().splitlines()[-1].strip().startswith(_CLOSED_SOCKET)]
+    def last_line(entry: str) -> str:
+        # the server's own shutdown line has no timestamp, so it ends whatever entry came before it
+        lines = [ln for ln in entry.rstrip().splitlines() if not _SHUTDOWN.match(ln.strip())]
+        return lines[-1].strip() if lines else ""
+
+    return [e for e in entries if "Traceback" in e and not last_line(e).startswith(_CLOSED_SOCKET)]
 
 
 def run_to_end(page, prefix: str, settings: dict | None = None, timeout: float = WAIT) -> str:
