@@ -196,3 +196,21 @@ def test_a_vector_task_hides_the_cnn_channels_and_says_its_own_assumptions(tmp_p
     pane.task = "digits"
     assert pane._channels_w.visible and pane.config().channels == 5
     assert "corner" in pane._assumptions.object
+
+
+def test_a_vector_task_run_has_no_digit_and_names_its_inputs(tmp_path):
+    from bokeh.document import Document
+
+    from lab.dashboard.ensembles import Ensembles
+
+    pane = Ensembles(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    pane.param.update(task="custom", members=4, pool_factor=2, steps=4)
+    assert not pane._example_box.visible
+    assert pane.start(), pane._error.object
+    _run_to_end(pane)
+    s = pane._summary
+    assert s["task"] == "custom" and s["example"] is None
+    assert "held-out inputs" in pane._sizes_pane.object.title.text
+    pane.task = "digits"
+    assert pane._example_box.visible

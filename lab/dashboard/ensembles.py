@@ -45,13 +45,15 @@ from .worker_pane import WorkerPaneMixin
 #: the config fields the pane shows; the others (batch, lr, resamples, records, test points, seed, group) keep the
 #: family's defaults (a loaded run's other values are named in its status line)
 CONFIG_NAMES = ["task", "setting", "members", "pool_factor", "steps", "channels", "augment", "average", "device"]
+#: what each task's held-out inputs are, for the figures' titles
+INPUT_WORDS = {"digits": "digits", "perm": "graphs", "custom": "inputs"}
 #: settings of the digits task only (hidden, and kept out of the config, for the vector tasks)
 DIGITS_ONLY = ("channels",)
 #: the metrics drawn against the training step, in order
 METRICS = ("equivariance_error", "divergence", "orbit_same_prediction")
 LOSS = LivePlot("ens-loss", y="loss", title="median member's loss (its training batch)", xlabel="SGD step",
                 ylabel="cross-entropy", height=230)
-PLOTS = tuple(LivePlot(f"ens-{m}", y=m, title=f"{METRIC_NAMES[m]}, held-out digits", xlabel="SGD step",
+PLOTS = tuple(LivePlot(f"ens-{m}", y=m, title=f"{METRIC_NAMES[m]}, held-out inputs", xlabel="SGD step",
                        ylabel=METRIC_AXES[m], logy=m != "orbit_same_prediction",
                        legend=True, legend_above=True, height=230)
               for m in METRICS)
@@ -159,7 +161,8 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                                             styles={"font-size": "0.85em"})
         self._example_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=370,
                                            css_classes=["ens-example"])
-        # shown and hidden as a whole: a Bokeh pane takes its ``visible`` from the Bokeh model it is given
+        # shown and hidden as wholes: a Bokeh pane takes its ``visible`` from the Bokeh model it is given
+        self._example_box = pn.Column(self._example_pane, sizing_mode="stretch_width")
         self._loss_box = pn.Column(self.loss_live.panes["ens-loss"], sizing_mode="stretch_width")
 
     def _sidebar(self):
@@ -170,7 +173,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         lp = self.live.panes
         return pn.Column(
             self._error, self._progress, self._status, self._headline,
-            pn.Row(pn.Column(self._sizes_pane, self._sizes_note, sizing_mode="stretch_width"), self._example_pane,
+            pn.Row(pn.Column(self._sizes_pane, self._sizes_note, sizing_mode="stretch_width"), self._example_box,
                    sizing_mode="stretch_width"),
             pn.Row(lp["ens-equivariance_error"], lp["ens-divergence"], sizing_mode="stretch_width"),
             pn.Row(lp["ens-orbit_same_prediction"], self._loss_box, sizing_mode="stretch_width"),
@@ -215,6 +218,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _show_task(self) -> None:
         """The channels control for the digits' CNNs only (the vector tasks' networks are the dynamics models)."""
         self._channels_w.visible = self.task not in VECTOR_TASKS
+        self._example_box.visible = self.task not in VECTOR_TASKS  # the vector tasks' inputs are not images
 
     @guard("starting the run", default=False)
     def start(self) -> bool:
@@ -290,7 +294,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                            "values": s["equivariance_error"], "slope": s.get("slope"), "live": False})
             notes.append(f"*{s_name}*: saved run `{name}` (M up to {s.get('members')}, {s.get('augment')} "
                          f"augmentation, step {s.get('step')})")
-        self._sizes_pane.object = size_figure(curves)
+        self._sizes_pane.object = size_figure(curves, inputs=INPUT_WORDS.get(self.task, "inputs"))
         self._sizes_note.object = ("Curves from: " + "; ".join(notes)) if notes else \
             "No saved run yet: run each setting in turn to compare them here."
 

@@ -130,7 +130,8 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             pn.Row(pn.widgets.Select.from_param(p.interpolation, label="Interpolation", width=135),
                    pn.widgets.Select.from_param(p.padding, label="Padding", width=135)),
             sizing_mode="stretch_width")
-        self._epochs_w = pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90, css_classes=["meter-epochs"])
+        self._epochs_w = pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90,
+                                                        css_classes=["meter-epochs"])
         self._seed_w = pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90)
         self._job_widgets("meter", "Press **Start** to measure a model, or **Load** a saved run.")
         self._saved = self._run_select(label="Saved runs", options=[], sizing_mode="stretch_width",

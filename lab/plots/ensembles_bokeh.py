@@ -48,12 +48,13 @@ def curve_label(setting: str, source: str, slope) -> str:
     return f"{setting} ({source}) · {s}"
 
 
-def size_figure(curves: list[dict], metric: str = "equivariance_error", title: str = ""):
+def size_figure(curves: list[dict], metric: str = "equivariance_error", title: str = "", inputs: str = "digits"):
     """``curves``: dicts with ``setting``, ``source`` (words: "this run", "saved 14:02"), ``sizes``, ``values`` (the
-    metric per size), ``slope`` and ``live`` (drawn solid; else dashed).  Empty: an empty figure that says so."""
+    metric per size), ``slope`` and ``live`` (drawn solid; else dashed).  Empty: an empty figure that says so.
+    ``inputs``: what the held-out inputs are, for the title (digits, graphs, vectors)."""
     fig = figure(height=HEIGHT, sizing_mode="stretch_width", min_width=320, x_axis_type="log", y_axis_type="log",
                  name="ens-size", toolbar_location="right", tools="pan,wheel_zoom,box_zoom,reset,save",
-                 title=title or (f"{METRIC_NAMES[metric]} against M (held-out digits)" if curves
+                 title=title or (f"{METRIC_NAMES[metric]} against M (held-out {inputs})" if curves
                                  else f"{METRIC_NAMES[metric]} against M: press Start"))
     fig.toolbar.logo = None
     fig.xaxis.axis_label = "ensemble size M"
