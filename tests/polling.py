@@ -15,3 +15,11 @@ def poll_until(target, until, timeout: float = DEADLINE) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def poll_to_end(pane, timeout: float = DEADLINE) -> None:
+    """Poll a job pane until its runner is no longer busy (its last messages handed over), then once more; fails
+    if it is still busy after ``timeout``."""
+    poll_until(pane, lambda: not pane.runner.busy, timeout)
+    pane.poll()
+    assert not pane.runner.busy, "the run did not end"

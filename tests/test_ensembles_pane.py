@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from lab.experiments.ensembles import SETTINGS, assumptions
 from lab.plots.style import SETTING_COLOURS
 
 sys.path.insert(0, str(Path(__file__).parent))
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
 
 TINY = dict(members=4, steps=20, channels=4)
 
@@ -32,12 +31,7 @@ def _pane(root, **settings):
 
 
 def _run_to_end(pane):
-    t0 = time.monotonic()
-    while pane.runner.busy and time.monotonic() - t0 < DEADLINE:
-        pane.poll()
-        time.sleep(0.05)
-    pane.poll()
-    assert not pane.runner.busy, "the run did not end"
+    poll_to_end(pane)
 
 
 def _saved(root, setting):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ from lab.dashboard.equivariance_meter import CNN_ONLY, EquivarianceMeter, run_la
 from lab.experiments.meter import GENERATORS, VIEW_EXAMPLES
 
 sys.path.insert(0, str(Path(__file__).parent))
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
 
 TINY = dict(epochs=3, samples=16)
 
@@ -30,12 +29,7 @@ def _pane(tmp_path, **settings):
 
 
 def _run_to_end(pane):
-    t0 = time.monotonic()
-    while pane.runner.busy and time.monotonic() - t0 < DEADLINE:
-        pane.poll()
-        time.sleep(0.05)
-    pane.poll()
-    assert not pane.runner.busy, "the run did not end"
+    poll_to_end(pane)
 
 
 def _renderer_data(fig, name=None):

@@ -16,7 +16,7 @@ from lab.experiments.emlp import FAMILY, EMLPConfig
 from lab.plots.style import MODEL_LABELS
 
 sys.path.insert(0, str(Path(__file__).parent))
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import DEADLINE, poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
 
 
 def _pane(tmp_path, **settings):
@@ -28,12 +28,7 @@ def _pane(tmp_path, **settings):
 
 
 def _run_to_end(pane):
-    t0 = time.monotonic()
-    while pane.runner.busy and time.monotonic() - t0 < DEADLINE:
-        pane.poll()
-        time.sleep(0.05)
-    pane.poll()
-    assert not pane.runner.busy, "the run did not end"
+    poll_to_end(pane)
 
 
 def test_a_run_fills_the_plots_and_table_with_its_own_numbers(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +16,7 @@ from lab.dashboard.rpp_regimes import RPPRegimes
 from lab.experiments.rpp import FAMILY, RPPConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
+from polling import DEADLINE, poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
 
 TINY = dict(size=20, test=20, channels=16, layers=1, epochs=2, seeds=2)
 
@@ -30,12 +29,7 @@ def _pane(tmp_path, **settings):
 
 
 def _run_to_end(pane):
-    t0 = time.monotonic()
-    while pane.runner.busy and time.monotonic() - t0 < DEADLINE:
-        pane.poll()
-        time.sleep(0.05)
-    pane.poll()
-    assert not pane.runner.busy, "the run did not end"
+    poll_to_end(pane)
 
 
 def _drawn(panel) -> dict:

@@ -334,12 +334,8 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             if saved and str(Path(saved)) in self._saved.options.values():
                 self._saved.value = str(Path(saved))
 
-    def _after_poll(self, count: int):
-        ended = self.runner.settled
-        if self._dirty and (ended or self.live.draw_due()):
-            self.live.draw(final=ended)
-            self.loss_live.draw(final=ended)
-            self._dirty = False
+    def _live_views(self) -> tuple:
+        return (self.live, self.loss_live)
 
     def _detail(self) -> str:
         loading = self._load_detail()

@@ -281,12 +281,6 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                 self._info["saved"] = str(Path(msg["saved"]))
             self._refresh_saved()
 
-    def _after_poll(self, count: int):
-        ended = self.runner.settled
-        if self._dirty and (ended or self.live.draw_due()):
-            self.live.draw(final=ended)
-            self._dirty = False
-
     def _detail(self) -> str:
         loading = self._load_detail()
         if loading is not None:

@@ -318,12 +318,6 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                      [audit_cell(e, ok) for e, ok in zip(df["audit_error"], df["audit_ok"])])
         self._table.object = shown
 
-    def _after_poll(self, count: int):
-        ended = self.runner.settled
-        if self._dirty and (ended or self.live.draw_due()):
-            self.live.draw(final=ended)
-            self._dirty = False
-
     def _detail(self) -> str:
         loading = self._load_detail()
         if loading is not None:

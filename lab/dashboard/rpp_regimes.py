@@ -389,12 +389,6 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if fig is not None:
             fig.title.text, fig.yaxis.axis_label = words["title"], words["ylabel"]
 
-    def _after_poll(self, count: int):
-        ended = self.runner.settled
-        if self._dirty and (ended or self.live.draw_due()):
-            self.live.draw(final=ended)
-            self._dirty = False
-
     def _detail(self) -> str:
         loading = self._load_detail()
         if loading is not None:

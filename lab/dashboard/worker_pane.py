@@ -187,6 +187,22 @@ class WorkerPaneMixin:
             return self._loaded_ok
         return True
 
+    # ------------------------------------------------------------------ live frames
+    _dirty = False  # new records wait to be drawn
+
+    def _live_views(self) -> tuple:
+        """The pane's ``LiveView``s a frame draws (default: ``self.live``)."""
+        return (self.live,)
+
+    def _after_poll(self, count: int) -> None:
+        """The runner's ``after_poll``: a frame when new records wait and the first view's throttle allows one
+        (``LiveView.draw_due``); the last frame, once the job has settled, always (decimated once: ``final``)."""
+        ended = self.runner.settled
+        if self._dirty and (ended or self._live_views()[0].draw_due()):
+            for view in self._live_views():
+                view.draw(final=ended)
+            self._dirty = False
+
     def _load_message(self, kind: str, msg: dict) -> bool:
         """The end of a loading job (its ``done``/``failed`` message): says a failed or stopped load on the status
         line, hands a prepared run to ``_on_loaded``.  False: not a loading job's end (the pane handles it)."""
