@@ -94,6 +94,7 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         super().__init__(**params)
         self.results = results_dir(results)
         self._session: set = set()  # paths of the runs this pane saved
+        self._kinds: dict = {}  # saved run path -> its model kind (config() and every setting change ask)
         self._view: dict | None = None  # what the last loading job prepared (``saved_view``)
         self._just_measured: str | None = None  # the run a measuring job saved, until its loading job shows it
         self._info: dict = {}
@@ -190,7 +191,9 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             return "cnn"
         if self.model in PRESETS:
             return PRESETS[self.model].kind
-        return meter_family.saved_kind(self.model)
+        if self.model not in self._kinds:  # a saved run never changes (runstore writes it whole): read it once
+            self._kinds[self.model] = meter_family.saved_kind(self.model)
+        return self._kinds[self.model]
 
     def _on_model(self) -> None:
         """Show the controls that apply to the chosen model; move the transformation to one that applies (a preset
