@@ -27,7 +27,8 @@ from .errors import LabError
 
 #: sub-command -> the experiment families it runs (the first is the default of ``--task``)
 COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",),
-            "rpp": ("rpp",), "lie-derivative": ("meter",), "ensembles": ("ensembles",)}
+            "rpp": ("rpp",), "lie-derivative": ("meter",), "ensembles": ("ensembles",),
+            "bound": ("bounds",)}
 DISPATCH = "task"
 
 

@@ -1,0 +1,21 @@
+"""PAC-Bayes compression bounds (thesis chapter 5): does symmetry make models simpler?
+
+* ``projectors`` -- random subspaces theta = theta_0 + P w: dense, Kronecker-sum and Kronecker-product projectors
+  (section 5.4.1), never materialised at D x d except ``dense``;
+* ``quantize`` -- learned quantization levels with the straight-through estimator (section 5.4.2);
+* ``coding`` -- arithmetic (range) coding of the quantized weights with ``constriction``, and the ideal length;
+* ``bound`` -- the description length under the universal prior, KL, and Catoni's bound (appendix A.4.10);
+* ``subspace`` -- Algorithm 2 for one subspace dimension (``compute_bound``);
+* ``models`` -- an MLP, a CNN and a C4-equivariant GCNN built from the engine's filter bases, of comparable size;
+* ``data`` -- digits, rotated digits (C4 or continuous), shuffled pixels, shuffled labels, MNIST from IDX files.
+
+A science package: torch, numpy, scipy and constriction, no UI; bad input raises ``BoundsError`` (a ``LabError``).
+"""
+from .bound import (ALPHA, DELTA, bound_from_bits, catoni_at, catoni_bound, description_bits, hyperparameter_bits,
+                    kl_from_bits, phi_inverse)
+from .errors import BoundsError
+from .projectors import PROJECTORS, make_projector, projector_numbers
+
+__all__ = ["ALPHA", "DELTA", "bound_from_bits", "catoni_at", "catoni_bound", "description_bits",
+           "hyperparameter_bits", "kl_from_bits", "phi_inverse", "BoundsError", "PROJECTORS", "make_projector",
+           "projector_numbers"]
