@@ -136,3 +136,14 @@ def test_straight_through_gradients_of_eq_5_4():
     assert torch.allclose(levels, torch.linspace(-2, 3, 6))
     km = initial_levels(torch.cat([torch.zeros(20), torch.ones(20) * 5]), 2, "kmeans")
     assert torch.allclose(km, torch.tensor([0.0, 5.0]))
+
+
+def test_the_kronecker_sum_spans_at_most_2_sqrt_D_directions():
+    """(1 (x) R1 + R2 (x) 1) w reshaped to sqrt(D) x sqrt(D) is a row pattern plus a column pattern: whatever d, the
+    Kronecker-sum subspace has at most 2 sqrt(D) - 1 directions (plus the dense pad's rows) -- why at d near or above
+    2 sqrt(D) it trains worse than the dense and Kronecker-product subspaces (bench/bounds.py)."""
+    for D, d in ((400, 100), (441, 60)):
+        s = math.isqrt(D)
+        P = make_projector("kron-sum", D, d, seed=0, dtype=torch.float64).dense()
+        assert int(torch.linalg.matrix_rank(P)) == min(2 * s - 1, d)
+        assert int(torch.linalg.matrix_rank(make_projector("kron-product", D, d, dtype=torch.float64).dense())) == d
