@@ -50,6 +50,11 @@ class Projector(torch.nn.Module):
         cols = [self.forward(eye[j]) for j in range(self.d)]
         return torch.stack(cols, 1) if cols else torch.zeros(self.D, 0, dtype=self._dtype())
 
+    def gram(self) -> torch.Tensor:
+        """P^T P (d x d): the identity up to the projector's order (small cases: it builds P column by column)."""
+        P = self.dense()
+        return P.T @ P
+
     def transpose(self, v: torch.Tensor) -> torch.Tensor:
         w = torch.zeros(self.d, dtype=v.dtype, device=v.device, requires_grad=True)
         (g,) = torch.autograd.grad(self.forward(w), w, grad_outputs=v)

@@ -13,6 +13,7 @@ import math
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -102,12 +103,15 @@ def _batches(n: int, batch: int, steps: int, seed: int):
 
 
 def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = BoundSettings(), seed: int = 0,
-                  extra_bits: float = 0.0, device="cpu", control=None, on_step=None) -> dict:
+                  extra_bits: float = 0.0, device="cpu", control=None, on_step=None, keep: bool = False) -> dict:
     """Algorithm 2 for one subspace dimension ``d``: returns ``d``, ``D``, ``projector``, ``train_error`` (of the
     quantized model, what the bound uses), ``train_error_float`` (before quantization), ``test_error`` (quantized),
     ``coded_bits`` (arithmetic coding), ``ideal_bits`` (ceil(d H) + 2), ``compressed_bits`` (the whole
     description: coded weights + codebook + counts + ``extra_bits``), ``kl``, ``bound``, ``levels_used``,
-    ``seconds``.  ``on_step(phase, step, total, loss)`` is called every step ("train" then "quantize")."""
+    ``seconds``.  ``on_step(phase, step, total, loss)`` is called every step ("train" then "quantize").  ``keep``:
+    also ``weights`` -- numpy arrays ``w`` (after subspace training), ``w_quantized`` (before rounding: the
+    quantization-aware training's kept iterate), ``w_hat`` (the coded weights), ``levels_start``, ``levels`` (float16
+    codebook) and ``symbols`` (each weight's level) -- for figures of the pieces."""
     from ..control import checkpoint
 
     if d < 0:
@@ -133,6 +137,7 @@ def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = Boun
     levels = min(settings.levels, d)
     if d > 0:
         c = nn.Parameter(initial_levels(net.w, levels, settings.level_init, seed))
+        start = c.detach().clone()
         w = nn.Parameter(net.w.detach().clone())
         opt = torch.optim.Adam([w, c], lr=settings.quant_lr)
 
@@ -164,6 +169,8 @@ def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = Boun
         used = int(len(set(symbols.tolist())))
     else:
         w_hat, bits, ideal, used = net.w.detach(), 0, 0, 0
+        start = c16 = torch.zeros(0)
+        symbols, best = None, (None, net.w.detach(), None)
     train_error = error_rate(net, x, y, w_hat)
     test_error = error_rate(net, data.x_test.to(device), data.y_test.to(device), w_hat)
     total = description_bits(bits, levels, d, extra_bits)
@@ -171,4 +178,9 @@ def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = Boun
     return {"d": int(d), "D": net.D, "projector": net.projector_kind if d else "none", "train_error": train_error,
             "train_error_float": float_error, "test_error": test_error, "coded_bits": int(bits),
             "ideal_bits": int(ideal), "compressed_bits": float(total), "kl": b["kl"], "bound": b["bound"],
-            "levels": int(levels), "levels_used": used, "n": n, "seconds": time.monotonic() - t0}
+            "levels": int(levels), "levels_used": used, "n": n, "seconds": time.monotonic() - t0,
+            **({"weights": {"w": net.w.detach().cpu().numpy(), "w_quantized": best[1].cpu().numpy(),
+                            "w_hat": w_hat.cpu().numpy(), "levels_start": start.cpu().numpy(),
+                            "levels": c16.detach().cpu().numpy(),
+                            "symbols": symbols if symbols is not None else np.zeros(0, dtype=np.int64)}}
+               if keep else {})}
