@@ -3,13 +3,18 @@
 All three are approximately orthonormal (P^T P ~ I_d) and drawn from a seed, so that the prior -- which conditions on
 the seed -- can regenerate them.  Only ``DenseProjector`` ever holds D x d numbers:
 
-* ``dense`` -- P ~ N(0, 1)^{D x d} / sqrt(D) (Li et al. 2018); matvec O(dD).  P^T P = I + O(D^{-1/2}).
+* ``dense`` -- P ~ N(0, 1)^{D x d} / sqrt(D) (Li et al. 2018); D d numbers, matvec O(dD).  P^T P = I + O(D^{-1/2}).
 * ``kron-sum`` -- P = (1 (x) R1 + R2 (x) 1) / sqrt(2D), R1, R2 ~ N(0, 1)^{sqrt(D) x d}: (P w) reshaped to a
-  sqrt(D) x sqrt(D) matrix is M[a, b] = (R2 w)[a] + (R1 w)[b], so matvec is O(d sqrt(D)).  The thesis states
-  P^T P = I + O(D^{-1/2}); its diagonal is |R1 e_j|^2 / 2 sqrt(D) + ..., whose spread is O(D^{-1/4}), which is what
-  ``tests/test_bounds_projectors.py`` measures.
+  sqrt(D) x sqrt(D) matrix is M[a, b] = (R2 w)[a] + (R1 w)[b]; 2 d sqrt(D) numbers, matvec O(d sqrt(D) + D).  The
+  thesis states P^T P = I + O(D^{-1/2}); its diagonal |R1 e_j|^2 / 2 sqrt(D) + ... spreads by O(D^{-1/4}), which is
+  what ``tests/test_bounds.py`` measures.  A row pattern plus a column pattern: whatever d, P spans at most
+  2 sqrt(D) - 1 directions (plus the pad's), which is why it trains worse than the others (``bench/bounds.py``).
 * ``kron-product`` -- P = Q1 (x) Q2 / sqrt(D), Q1, Q2 ~ N(0, 1)^{sqrt(D) x sqrt(d)}: P w = vec(Q1 W Q2^T) with W the
-  sqrt(d) x sqrt(d) reshaping of w, O(sqrt(dD)) per matvec; P^T P = I + O(D^{-1/4}).
+  sqrt(d) x sqrt(d) reshaping of w; 2 sqrt(dD) numbers, matvec O(sqrt(d) D); P^T P = I + O(D^{-1/4}).
+
+The thesis gives the matvec costs as O(d sqrt(D)) and O(sqrt(dD)): those are the numbers the projectors hold; a
+matvec writes D numbers, so its time grows at least like D -- what the Kronecker structure saves is the factor d
+(dense) against about sqrt(d) (product) or a constant (sum).
 
 Neither D nor d is a perfect square in general (footnote 2): with s = floor(sqrt(D)) and k = floor(sqrt(d)) the
 Kronecker part covers the first s^2 coordinates of theta and the first k (kron-product: k^2; kron-sum: all d)
