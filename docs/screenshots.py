@@ -23,7 +23,7 @@ OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
 #: the css prefix of a tab's Start button and status line
 RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Equivariant models": ".eqm",
-        "Equivariance meter": ".meter", "Ensembles": ".ens"}
+        "Equivariance meter": ".meter", "Ensembles": ".ens", "Generalization bounds": ".bnd"}
 
 
 def slug(title: str) -> str:

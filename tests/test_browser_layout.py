@@ -19,7 +19,9 @@ RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
         "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
                                         ".eqm-test": "50"}),
         "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"}),
-        "Ensembles": (".ens", {".ens-members": "4", ".ens-steps": "20", ".ens-channels": "4"})}
+        "Ensembles": (".ens", {".ens-members": "4", ".ens-steps": "20", ".ens-channels": "4"}),
+        "Generalization bounds": (".bnd", {".bnd-dims": "0,8", ".bnd-steps": "5", ".bnd-quant-steps": "5",
+                                           ".bnd-train-points": "64"})}
 
 
 def _check(page, title: str, when: str, problems: list) -> None:

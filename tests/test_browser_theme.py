@@ -32,7 +32,8 @@ DYNAMICS = "Training dynamics"
 #: what shows that a tab has opened (the job panes' Start button: the names ``run_to_end`` uses)
 READY = {"Basis explorer": ".basis-info", "Training dynamics": ".dyn-start button",
          "Sharing discovery": ".shr-start button", "Equivariant models": ".eqm-start button",
-         "Equivariance meter": ".meter-start button", "Ensembles": ".ens-start button"}
+         "Equivariance meter": ".meter-start button", "Ensembles": ".ens-start button",
+         "Generalization bounds": ".bnd-start button"}
 
 #: every button group on the page (shadow roots crossed) with both on and off buttons: its buttons' labels,
 #: states and computed background colours, and a button's font family

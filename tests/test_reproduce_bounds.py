@@ -23,10 +23,18 @@ def test_the_criteria_have_power():
 
     assert nonvacuous_met({"best_bound": 0.5}) and not nonvacuous_met({"best_bound": 0.95})
     assert compresses_met({"gcnn": 0.58, "cnn": 0.75}) and not compresses_met({"gcnn": 0.58, "cnn": 0.6})
-    worse = {"cnn_before": 0.50, "mlp_before": 0.51, "cnn_after": 0.60, "mlp_after": 0.55}
+    worse = {"gap_before": -0.05, "gap_after": 0.03}
     assert shuffled_met(worse)
-    assert not shuffled_met({**worse, "cnn_after": 0.52})  # the CNN still ahead of the MLP
-    assert not shuffled_met({**worse, "mlp_after": 0.60})  # the MLP suffered as much
+    assert not shuffled_met({**worse, "gap_after": -0.01})  # the CNN still ahead of the MLP
+    assert not shuffled_met({"gap_before": 0.02, "gap_after": 0.03})  # no rise: nothing was lost
+
+
+def test_the_mean_gap_reads_the_curves_at_the_same_dims():
+    from lab.reproduce.bounds import mean_gap
+
+    cnn = {"dims": [{"d": 50, "bound": 0.6}, {"d": 100, "bound": 0.5}]}
+    mlp = {"dims": [{"d": 50, "bound": 0.7}, {"d": 100, "bound": 0.52}, {"d": 200, "bound": 0.1}]}
+    assert abs(mean_gap(cnn, mlp) - (-0.1 - 0.02) / 2) < 1e-12
     assert vacuous_met({"a": 0.95, "b": 0.99}) and not vacuous_met({"a": 0.95, "b": 0.7})
 
 

@@ -11,7 +11,13 @@ PANES: list[tuple[str, str]] = [
     ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
     ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
     ("Ensembles", "lab.dashboard.ensembles:Ensembles"),
+    ("Generalization bounds", "lab.dashboard.bounds:GeneralizationBounds"),
 ]
+
+
+#: the tab titles wrap onto a second row when they do not fit the page's width (Bokeh's own header scrolls
+#: sideways with no visible scroll bar, hiding the last tabs at 1280 px)
+TABS_CSS = ":host .bk-headers-wrapper { flex-wrap: wrap; }"
 
 
 def _load(spec: str):
@@ -41,7 +47,7 @@ def build_app():
     theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
     panes = [(title, _load(spec)()) for title, spec in PANES]
     tabs = pn.Tabs(*[(title, pane.main) for title, pane in panes], dynamic=True, sizing_mode="stretch_width",
-                   css_classes=["lab-tabs"])
+                   css_classes=["lab-tabs"], stylesheets=[TABS_CSS])
     controls = pn.Column(panes[0][1].sidebar, sizing_mode="stretch_width", css_classes=["lab-controls"])
 
     def show_controls(event):

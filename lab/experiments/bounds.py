@@ -277,9 +277,10 @@ def text(result: BoundsResult) -> str:
     return "\n".join(lines)
 
 
-def compare(config: BoundsConfig, models, progress=None, control=None) -> list[BoundsResult]:
+def compare(config: BoundsConfig, models, progress=None, control=None, on_result=None) -> list[BoundsResult]:
     """``run`` for each of ``models`` on ``config``'s data and settings (the pane's job): the records of each run
-    carry ``"model"``, progress counts over all of them; stops after the run that was stopped."""
+    carry ``"model"``, progress counts over all of them; stops after the run that was stopped.  ``on_result(result)``
+    is called as each model's run ends (the pane saves it then, so a later model's failure loses nothing)."""
     from dataclasses import replace
 
     from ..control import Stopped, checkpoint
@@ -300,6 +301,8 @@ def compare(config: BoundsConfig, models, progress=None, control=None) -> list[B
             break
         res = run(cfg, tagged, control)
         results.append(res)
+        if on_result is not None:
+            on_result(res)
         offset += total
         if res.status == "stopped":
             break

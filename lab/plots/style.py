@@ -44,6 +44,11 @@ METER_MODEL_COLOURS = {"cnn-stride": "#d62728", "cnn-blur": "#2ca02c", "cnn-smoo
 #: the ensembles family's settings (``lab.experiments.ensembles.SETTINGS``, tested to agree), one colour each in every
 #: figure: the theorem's setting green (as Equi), the broken initialisation orange, the broken layer space red
 SETTING_COLOURS = {"invariant": "#2ca02c", "noninvariant-init": "#ff7f0e", "noninvariant-space": "#d62728"}
+#: the bounds family's models (``lab.experiments.bounds.MODELS``, tested to agree), one colour each in every figure:
+#: the MLP red (as the emlp family's MLP: no symmetry), the CNN blue (translations only), the C4-equivariant GCNN green
+#: (as Equi)
+BOUND_MODEL_COLOURS = {"mlp": MODEL_COLOURS["mlp"], "cnn": "#1f77b4", "gcnn": COLOURS["equi"]}
+BOUND_MODEL_LABELS = {"mlp": "MLP", "cnn": "CNN", "gcnn": "GCNN (C4)"}
 #: ensemble sizes drawn against the training step, smallest to largest M: light to dark
 SIZE_SHADES = ("#9ecae1", "#4292c6", "#08306b")
 #: the training-dynamics axis words, declared once per quantity as (Bokeh text, matplotlib text): Bokeh draws text
