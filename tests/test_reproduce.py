@@ -96,6 +96,7 @@ def test_report_lists_every_seed_paper_by_title_with_what_is_not_covered(quick_r
                                                                    "ens-error-falls-with-M", "ens-assumptions-matter"]
     assert coverage["ensembles"]["uncovered"]
     assert any("chapter 3" in u for u in coverage["thesis"]["uncovered"])
+    assert "pac-equivariance-compresses" in [c["id"] for c in coverage["thesis"]["covered"]]
     assert "Understanding and Incorporating Mathematical Inductive Biases" in coverage["thesis"]["title"]
     page = Path(quick_report[0]["report"]).read_text()
     import html
