@@ -13,6 +13,7 @@ from lab.cli import COMMANDS, build_parser, main
 from lab.config import ConfigError
 from lab.control import Control
 from lab.experiments import FAMILIES
+from lab.experiments.bounds import BoundsConfig
 from lab.experiments.emlp import EMLPConfig
 from lab.experiments.ensembles import EnsemblesConfig
 from lab.experiments.meter import MeterConfig
@@ -31,6 +32,7 @@ TINY = {
     "rpp": RPPConfig(symmetry="exact", size=20, test=20, channels=8, layers=1, epochs=2, seeds=1),
     "meter": MeterConfig(epochs=1, samples=8),
     "ensembles": EnsemblesConfig(members=2, steps=2, channels=2, test_points=8, records=2, resamples=2),
+    "bounds": BoundsConfig(dims="0,4", steps=2, quant_steps=2, train_points=32),
 }
 
 
