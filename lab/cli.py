@@ -97,7 +97,34 @@ def build_parser() -> argparse.ArgumentParser:
     add_reproduce_parser(sub)
     add_runs_parser(sub)
     add_audit_parser(sub)
+    add_sweep_parser(sub)
     return p
+
+
+def add_sweep_parser(sub) -> None:
+    """``lab sweep FILE``: an experiment family over a grid of its options on Dask (``lab.sweeps``)."""
+    sp = sub.add_parser("sweep", help="run an experiment over a grid of its options on Dask (a local cluster by "
+                                      "default), into one results store",
+                        description="Run the points of a sweep file (YAML: experiment, fixed, grid, zip, seeds) on "
+                                    "Dask distributed -- a LocalCluster on this machine, or the cluster at "
+                                    "--scheduler -- each point the family's own run, saved as the command saves it, "
+                                    "with a Parquet index of every point's settings and summary.  Every point is "
+                                    "validated before anything runs.  Re-running resumes: points already done are "
+                                    "skipped.")
+    sp.add_argument("file", metavar="FILE", help="the sweep file (YAML)")
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a LocalCluster here)")
+    sp.add_argument("--workers", type=int, default=None, metavar="N", help="local cluster: worker processes "
+                                                                           "(default: 2)")
+    sp.add_argument("--threads-per-worker", dest="threads_per_worker", type=int, default=1, metavar="T",
+                    help="local cluster: threads per worker (default: 1)")
+    sp.add_argument("--out", default=None, metavar="DIR",
+                    help="the results store (default: LAB_RESULTS_DIR/sweeps/<file's name>)")
+    sp.add_argument("--retry-failed", dest="retry_failed", action="store_true",
+                    help="run again the points that failed (by default they are skipped, like the done ones)")
+    sp.add_argument("--json", action="store_true",
+                    help='print one JSON object: {"done", "failed", "skipped", "store", "points", "dashboard", '
+                         '"seconds", "errors"}')
 
 
 def add_audit_parser(sub) -> None:
@@ -190,6 +217,9 @@ def add_reproduce_parser(sub) -> None:
                          "t10k-labels-idx1-ubyte[.gz]): Trans then trains on MNIST 14x14 as in the paper "
                          "(default: scikit-learn's digits; nothing is downloaded)")
     sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="measure the claims as one sweep on the Dask cluster at ADDRESS (each module's claims one "
+                         "task; the workers must see --out, e.g. a shared file system), then write the report here")
     sp.add_argument("--list", action="store_true", help="list the claims and exit")
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: {"claims": [{"id", "paper", "where", "claim", "paper_value", '
@@ -484,8 +514,16 @@ def _reproduce(args) -> int:
     control = Control()
     with _Interrupts(control, printer) as interrupts:
         try:
-            report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device, dtype=args.dtype,
-                                data=args.data, fresh=args.fresh, progress=printer, control=control)
+            if args.scheduler:
+                from .reproduce.cluster import run_on_cluster
+
+                report = run_on_cluster(args.only, profile=args.profile, out=args.out, device=args.device,
+                                        dtype=args.dtype, data=args.data, fresh=args.fresh, scheduler=args.scheduler,
+                                        progress=printer)
+            else:
+                report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device,
+                                    dtype=args.dtype, data=args.data, fresh=args.fresh, progress=printer,
+                                    control=control)
         finally:
             if printer is not None:
                 printer.close()
@@ -577,6 +615,45 @@ def _runs(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from pathlib import Path
+
+    from .runstore import runs_root
+    from .sweeps import SweepStore, load_sweep
+    from .sweeps.run import run_sweep
+
+    for name, value, low in (("--workers", args.workers, 1), ("--threads-per-worker", args.threads_per_worker, 1)):
+        if value is not None and value < low:
+            raise LabError(f"{name} must be at least {low}, got {value}")
+    spec = load_sweep(args.file)
+    out = Path(args.out) if args.out else runs_root(None, env_sub="sweeps", user_sub="sweeps") / Path(args.file).stem
+    store = SweepStore(out)
+    printer = ProgressLine() if not args.json else None
+
+    def progress(record):
+        if record.get("kind") == "dashboard" and record.get("url") and not args.json:
+            print(f"Dask dashboard: {record['url']}", file=sys.stderr, flush=True)
+        if printer is not None:
+            printer(record)
+
+    try:
+        outcome = run_sweep(spec, store, text=Path(args.file).read_text(), scheduler=args.scheduler,
+                            workers=args.workers, threads_per_worker=args.threads_per_worker,
+                            retry_failed=args.retry_failed, progress=progress)
+    finally:
+        if printer is not None:
+            printer.close()
+    s = outcome.summary()
+    if args.json:
+        print(json.dumps(strict(s), allow_nan=False), flush=True)
+    else:
+        print(f"{s['done']} done, {s['failed']} failed, {s['skipped']} skipped of {s['points']} points in "
+              f"{s['seconds']:.1f} s; store {s['store']}")
+        for e in s["errors"][:5]:
+            print(f"  failed {e['point']}: {e['error']}")
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -588,6 +665,8 @@ def main(argv=None) -> int:
             return _runs(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "sweep":
+            return _sweep(args)
         return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

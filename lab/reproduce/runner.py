@@ -204,9 +204,11 @@ def _used(profile: Profile, cid: str) -> list:
 
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
-        data: str | None = None, fresh: bool = False, progress=None, control=None, write: bool = True) -> Report:
+        data: str | None = None, fresh: bool = False, progress=None, control=None, write: bool = True,
+        report: bool = True) -> Report:
     """Measure the claims ``ids`` (default: all) under ``profile``; returns the ``Report`` (also written as
-    ``report.json`` and ``report.html`` under ``out`` unless ``write`` is False).
+    ``report.json`` and ``report.html`` under ``out`` unless ``write`` is False; ``report=False`` keeps only the
+    finished claims' files, as a cluster's tasks do before the client writes the report).
 
     ``progress(record)`` receives the experiment layer's progress records (``lab.experiments.family``), weighted
     by each claim's expected seconds so that the ETA is meaningful across claims of very different sizes.
@@ -270,10 +272,10 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
         state["before"] += weight
     emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
                          "report" if status == "finished" else "stopped"))
-    report = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
-                    shared=dict(prof.shared))
-    if write:
+    made = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
+                  shared=dict(prof.shared))
+    if write and report:
         from .report import write_report
 
-        write_report(report)
-    return report
+        write_report(made)
+    return made

@@ -1,0 +1,70 @@
+"""What the Sweeps tab draws, computed from a store's index (no UI here): the axes and their values, the numbers the
+family's summaries hold, and a summary number against one axis, one line per value of another, aggregated over every
+other axis (the seeds): median, quartiles, extremes and the count.
+
+>>> import pandas as pd
+>>> df = pd.DataFrame({"status": ["done"] * 4, "x.size": [10, 10, 20, 20], "x.seed": [0, 1, 0, 1],
+...                    "s.error": [0.4, 0.2, 0.1, 0.3]})
+>>> a = aggregate(df, "size", "error")
+>>> a["x"].tolist(), a["median"].round(3).tolist(), a["n"].tolist()
+([10, 20], [0.3, 0.2], [2, 2])
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .spec import SweepError
+
+
+def axes(df: pd.DataFrame) -> dict[str, list]:
+    """The swept options (``x.<axis>`` columns) and their distinct values, sorted."""
+    out = {}
+    for c in df.columns:
+        if c.startswith("x."):
+            values = df[c].dropna().unique().tolist()
+            try:
+                values = sorted(values)
+            except TypeError:
+                values = sorted(values, key=str)
+            out[c[2:]] = values
+    return out
+
+
+def quantities(df: pd.DataFrame) -> list[str]:
+    """The summary numbers (``s.<key>`` columns) with at least one value."""
+    return [c[2:] for c in df.columns if c.startswith("s.") and df[c].notna().any()]
+
+
+def select(df: pd.DataFrame, filters: dict | None = None, status: str | None = "done") -> pd.DataFrame:
+    """The rows whose axes take one of the allowed values (``filters``: axis -> values; absent: any)."""
+    mask = pd.Series(True, index=df.index)
+    if status is not None and "status" in df:
+        mask &= df["status"] == status
+    for axis, allowed in (filters or {}).items():
+        col = f"x.{axis}"
+        if col not in df:
+            raise SweepError(f"the sweep has no axis {axis!r}")
+        if allowed is not None:
+            mask &= df[col].isin(list(allowed))
+    return df[mask]
+
+
+def aggregate(df: pd.DataFrame, x: str, y: str, group: str | None = None, filters: dict | None = None) -> pd.DataFrame:
+    """``y`` (a summary number) against axis ``x``, one series per value of axis ``group``, over the other axes:
+    columns ``x``, ``group`` (None without one), ``median``, ``q25``, ``q75``, ``min``, ``max``, ``n``."""
+    for name, col in (("x", f"x.{x}"), ("group", f"x.{group}" if group else None), ("y", f"s.{y}")):
+        if col is not None and col not in df:
+            raise SweepError(f"the sweep has no {'quantity' if name == 'y' else 'axis'} "
+                             f"{(y if name == 'y' else x if name == 'x' else group)!r}")
+    rows = select(df, filters)
+    keys = [f"x.{x}"] + ([f"x.{group}"] if group else [])
+    cols = ["x", "group", "median", "q25", "q75", "min", "max", "n"]
+    if rows.empty:
+        return pd.DataFrame(columns=cols)
+    g = rows.dropna(subset=[f"s.{y}"]).groupby(keys, sort=True)[f"s.{y}"]
+    out = pd.DataFrame({"median": g.median(), "q25": g.quantile(0.25), "q75": g.quantile(0.75), "min": g.min(),
+                        "max": g.max(), "n": g.count()}).reset_index()
+    out = out.rename(columns={f"x.{x}": "x", **({f"x.{group}": "group"} if group else {})})
+    if not group:
+        out["group"] = None
+    return out[cols]

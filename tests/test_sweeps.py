@@ -1,0 +1,208 @@
+"""Sweeps on Dask (issue 32): a sweep file's points validated before anything runs (a malformed file is one line,
+exit 2), a small dynamics sweep on a 2-worker LocalCluster giving one record per point equal to that point run alone
+with the CLI, the store's index appended atomically and resumed, failed points kept and retried on request, and a
+killed worker and client losing no finished result."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lab.sweeps import SweepError, SweepStore, load_sweep, parse_sweep, point_id
+
+ROOT = Path(__file__).resolve().parents[1]
+#: 2 groups x 2 strategies x 2 seeds of a tiny custom dynamics run (seconds each)
+SMALL = """experiment: dynamics
+fixed: {experiment: custom, runs: 1, steps: 3, scale: demo}
+grid:
+  group: ["S(3)", "Z(3)"]
+  strategies: [nom, equi]
+seeds: 2
+"""
+
+
+def _lab(*args, env=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "lab", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_points_are_the_product_of_the_axes_with_zips_and_seeds():
+    spec = parse_sweep({"experiment": "bound", "fixed": {"quant-steps": 2},
+                        "grid": {"model": ["mlp", "cnn", "gcnn"], "width": [4, 8]},
+                        "zip": [{"dims": ["0,4", "0,8"], "steps": [1, 2]}], "seeds": 3})
+    assert spec.family().name == "bounds" and spec.size() == 3 * 2 * 2 * 3
+    points = list(spec.points())
+    assert len(points) == spec.size() == len({point_id(p) for p in points})
+    assert all(p["quant_steps"] == 2 for p in points)
+    assert {(p["dims"], p["steps"]) for p in points} == {("0,4", 1), ("0,8", 2)}  # zipped, not crossed
+    assert sorted({p["seed"] for p in points}) == [0, 1, 2]
+    assert spec.validate() == 36
+
+
+@pytest.mark.parametrize("text,words", [
+    ("experiment: nosuch\n", "unknown experiment 'nosuch'"),
+    ("experiment: dynamics\ngrdi: {steps: [1]}\n", "unknown key 'grdi'"),
+    ("experiment: dynamics\ngrid: {stepz: [1, 2]}\n", "unknown option 'stepz'"),
+    ("experiment: dynamics\ngrid: {steps: [5, -1]}\n", "steps must be at least"),
+    ("experiment: dynamics\ngrid: {steps: 5}\n", "needs a non-empty list"),
+    ("experiment: dynamics\nzip: [{steps: [1, 2], lr: [0.1]}]\n", "different lengths"),
+    ("experiment: dynamics\nseeds: 0\n", "'seeds' must be a positive"),
+    ("experiment: dynamics\nfixed: {seed: 1}\nseeds: 2\n", "given twice"),
+    ("experiment: [dynamics\n", "not valid YAML"),
+    ("experiment: bound\ngrid: {model: [mlp, vit]}\n", "unknown value 'vit'"),
+    ("- just\n- a list\n", "a mapping"),
+])
+def test_a_malformed_sweep_file_is_one_line_before_anything_runs(tmp_path, text, words):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(SweepError, match=None) as info:
+        load_sweep(f).validate()
+    assert words in str(info.value) and "\n" not in str(info.value)
+    out = _lab("sweep", str(f), "--out", str(tmp_path / "store"), timeout=120)
+    assert out.returncode == 2 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "store").exists()  # nothing ran, nothing written
+
+
+def test_the_point_that_is_bad_is_named():
+    spec = parse_sweep({"experiment": "dynamics", "fixed": {"experiment": "custom"},
+                        "grid": {"group": ["S(3)", "NoSuchGroup(2)"]}})
+    with pytest.raises(SweepError, match="NoSuchGroup"):
+        spec.validate()
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.mark.slow
+def test_a_small_sweep_on_two_workers_equals_each_point_run_alone(tmp_path, client):
+    from lab.sweeps.run import run_sweep
+
+    f = tmp_path / "small.yaml"
+    f.write_text(SMALL)
+    spec, store = load_sweep(f), SweepStore(tmp_path / "store")
+    records = []
+    out = run_sweep(spec, store, text=SMALL, client=client, progress=records.append)
+    assert (out.done, out.failed, out.skipped) == (8, 0, 0)
+    df = store.frame()
+    assert len(df) == 8 and set(df["status"]) == {"done"} and df["point"].is_unique
+    assert len(set(df["worker"])) == 2  # both workers took points
+    assert [r for r in records if r["kind"] == "progress"][-1]["done"] == 8
+    for _, row in df.iterrows():
+        settings = json.loads(row["settings"])
+        assert (store.root / row["run"]).is_dir()  # the family's own run directory
+        alone = _lab("dynamics", "--experiment", "custom", "--runs", "1", "--steps", "3", "--scale", "demo",
+                     "--group", settings["group"], "--strategies", settings["strategies"], "--seed",
+                     str(settings["seed"]), "--no-save", "--json")
+        assert alone.returncode == 0, alone.stderr
+        assert json.loads(row["summary"]) == json.loads(alone.stdout) | {
+            k: v for k, v in json.loads(row["summary"]).items() if k in ("seconds", "elapsed")}
+    # re-running skips every point
+    again = run_sweep(spec, store, text=SMALL, client=client)
+    assert (again.done, again.failed, again.skipped) == (0, 0, 8)
+
+
+def test_failed_points_are_kept_and_retried_on_request(tmp_path, client):
+    from lab.sweeps.run import run_sweep
+
+    text = "experiment: bound\nfixed: {dims: '0', steps: 1, quant_steps: 1, train_points: 16}\ngrid: {width: [2, 4]}\n"
+    spec, store = parse_sweep(__import__("yaml").safe_load(text)), SweepStore(tmp_path / "store")
+    points = list(spec.points())
+    store.write_spec(text)
+    store.append([{"point": point_id(points[0]), "status": "failed", "error": "RuntimeError: out of luck",
+                   "finished": time.time()}])
+    first = run_sweep(spec, store, text=text, client=client)
+    assert (first.done, first.failed, first.skipped) == (1, 0, 1)
+    assert store.states()[point_id(points[0])] == "failed"
+    assert store.frame().set_index("point").loc[point_id(points[0]), "error"] == "RuntimeError: out of luck"
+    retried = run_sweep(spec, store, text=text, client=client, retry_failed=True)
+    assert (retried.done, retried.failed, retried.skipped) == (1, 0, 1)
+    assert set(store.states().values()) == {"done"} and len(store.table()) == 3  # the failure's row is kept
+    other = "experiment: bound\ngrid: {width: [8]}\n"
+    with pytest.raises(SweepError, match="another sweep"):
+        store.write_spec(other)
+
+
+def test_the_index_is_columnar_and_compacts(tmp_path):
+    store = SweepStore(tmp_path)
+    store.append([{"point": "a", "status": "done", "finished": 1.0, "x.width": 2, "s.best_bound": 0.5}])
+    store.append([{"point": "b", "status": "done", "finished": 2.0, "x.width": 4, "s.best_bound": 0.4},
+                  {"point": "a", "status": "done", "finished": 3.0, "x.width": 2, "s.best_bound": 0.45}])
+    assert len(store.parts()) == 2 and len(store.table()) == 3
+    df = store.frame()
+    assert list(df["point"]) == ["b", "a"] and list(df["s.best_bound"]) == [0.4, 0.45]  # the latest row wins
+    store.compact()
+    assert len(store.parts()) == 1 and len(store.table()) == 3
+    assert not list(tmp_path.glob("index/.*"))  # no temporary left behind
+
+
+@pytest.mark.slow
+def test_killing_a_worker_and_the_client_loses_no_finished_point(tmp_path):
+    """A sweep of 12 points on the command line's own LocalCluster: once some points are in the index a worker is
+    killed (the cluster's nanny restarts it and Dask reruns its task), then the client itself is killed; every row
+    written is still there and readable, and re-running completes only the missing points."""
+    import psutil
+
+    text = SMALL.replace("seeds: 2", "seeds: 3").replace("steps: 3", "steps: 40")
+    f = tmp_path / "kill.yaml"
+    f.write_text(text)
+    store = SweepStore(tmp_path / "store")
+    proc = subprocess.Popen([sys.executable, "-m", "lab", "sweep", str(f), "--out", str(store.root), "--workers", "2",
+                             "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while len(store.parts()) < 1 or len(store.table()) < 2:
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "no point finished"
+            time.sleep(0.2)
+        workers = [p for p in psutil.Process(proc.pid).children(recursive=True)
+                   if "distributed" in " ".join(p.cmdline()) or "spawn" in " ".join(p.cmdline())]
+        assert workers
+        workers[-1].kill()
+        seen = len(store.table())
+        time.sleep(1.0)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    kept = store.frame()
+    assert len(kept) >= seen >= 2 and set(kept["status"]) <= {"done", "failed"}
+    assert not any(p.name.endswith(".tmp") for p in store.index_dir.iterdir() if p.name.startswith("part"))
+    again = _lab("sweep", str(f), "--out", str(store.root), "--workers", "2", "--json")
+    assert again.returncode == 0, again.stderr
+    s = json.loads(again.stdout)
+    done_before = int((kept["status"] == "done").sum())
+    assert s["skipped"] == done_before + int((kept["status"] == "failed").sum())
+    assert s["done"] + s["skipped"] == 12 and s["store"] == str(store.root)
+    final = store.frame()
+    assert len(final) == 12 and final["point"].is_unique
+
+
+@pytest.mark.slow
+def test_reproduce_on_a_cluster_measures_each_module_as_one_task(tmp_path, client):
+    from lab.reproduce import runner
+    from lab.reproduce.cluster import groups, run_on_cluster
+
+    ids = "ens-exact-group-average,pac-nonvacuous"
+    assert groups(ids) == [["ens-exact-group-average"], ["pac-nonvacuous"]]
+    records = []
+    report = run_on_cluster(ids, profile="quick", out=tmp_path, client=client, progress=records.append)
+    assert [r.id for r in report.results] == ids.split(",") and all(r.holds for r in report.results)
+    assert all(r.resumed for r in report.results)  # measured by the workers, read back by the client
+    assert (tmp_path / "report.html").is_file()
+    assert [r for r in records if r["kind"] == "progress"][-1]["done"] == 2
+    local = runner.run(ids, profile="quick", out=tmp_path / "local")
+    assert [r.measured for r in local.results] == [r.measured for r in report.results]
