@@ -83,7 +83,17 @@ def option(default, help: str, *, choices=None, low=None, high=None, positive=Fa
 
 
 def _resolve_type(cls, f) -> tuple[object, bool]:
-    """(base type, optional) of a dataclass field, from its annotation."""
+    """(base type, optional) of a dataclass field, from its annotation (resolved once per class and field)."""
+    key = (cls, f.name)
+    if key not in _TYPES:
+        _TYPES[key] = _resolve(cls, f)
+    return _TYPES[key]
+
+
+_TYPES: dict = {}
+
+
+def _resolve(cls, f) -> tuple[object, bool]:
     hints = typing.get_type_hints(cls)
     t = hints[f.name]
     optional = False
@@ -98,6 +108,9 @@ def _resolve_type(cls, f) -> tuple[object, bool]:
     return t, optional
 
 
+_DECLARATIONS: dict = {}
+
+
 class Config:
     """Base of the experiment configs (dataclasses; see the module docstring)."""
 
@@ -106,6 +119,15 @@ class Config:
 
     @classmethod
     def declarations(cls) -> list[Option]:
+        # computed once per class: resolving the annotations (typing.get_type_hints) is most of a validation's
+        # cost, and a sweep validates every one of its points (100 000 of them in bench/sweeps.py)
+        cached = _DECLARATIONS.get(cls)
+        if cached is None:
+            cached = _DECLARATIONS[cls] = tuple(cls._declare())
+        return list(cached)
+
+    @classmethod
+    def _declare(cls) -> list[Option]:
         out = []
         for f in fields(cls):
             meta = f.metadata.get("lab")

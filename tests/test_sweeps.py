@@ -206,3 +206,19 @@ def test_reproduce_on_a_cluster_measures_each_module_as_one_task(tmp_path, clien
     assert [r for r in records if r["kind"] == "progress"][-1]["done"] == 2
     local = runner.run(ids, profile="quick", out=tmp_path / "local")
     assert [r.measured for r in local.results] == [r.measured for r in report.results]
+
+
+def test_a_cuda_point_asks_for_a_gpu_worker(tmp_path, client):
+    """A point whose device option asks for CUDA requests the worker resource GPU=1; on a cluster with no GPU worker
+    it is refused in one line instead of waiting for ever (points on any device run anywhere)."""
+    from lab.experiments import FAMILIES
+    from lab.sweeps.run import run_sweep
+    from lab.sweeps.task import needs_gpu
+
+    bounds, sharing = FAMILIES["bounds"], FAMILIES["sharing"]
+    assert needs_gpu({"device": "cuda"}, bounds) and needs_gpu({"device": "cuda:1"}, bounds)
+    assert not needs_gpu({"device": "auto"}, bounds) and not needs_gpu({"device": "cpu"}, bounds)
+    assert not needs_gpu({"device": "cuda"}, sharing)  # a family without a device option
+    spec = parse_sweep({"experiment": "bound", "fixed": {"device": "cuda", "dims": "0", "train_points": 16}})
+    with pytest.raises(SweepError, match="GPU resource"):
+        run_sweep(spec, SweepStore(tmp_path / "store"), client=client)
