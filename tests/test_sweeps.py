@@ -222,3 +222,20 @@ def test_a_cuda_point_asks_for_a_gpu_worker(tmp_path, client):
     spec = parse_sweep({"experiment": "bound", "fixed": {"device": "cuda", "dims": "0", "train_points": 16}})
     with pytest.raises(SweepError, match="GPU resource"):
         run_sweep(spec, SweepStore(tmp_path / "store"), client=client)
+
+
+def test_an_existing_cluster_by_its_address(tmp_path, client):
+    """--scheduler ADDRESS: the points run on that cluster's workers (not on a cluster of the command's own)."""
+    f = tmp_path / "s.yaml"
+    f.write_text("experiment: bound\nfixed: {dims: '0', steps: 1, quant_steps: 1, train_points: 16}\n"
+                 "grid: {model: [mlp, cnn]}\n")
+    out = _lab("sweep", str(f), "--out", str(tmp_path / "store"), "--scheduler", client.scheduler.address, "--json")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert (s["done"], s["failed"], s["skipped"]) == (2, 0, 0)
+    pids = set(client.run(os.getpid).values())
+    workers = {int(w.rsplit(":", 1)[1]) for w in SweepStore(tmp_path / "store").frame()["worker"]}
+    assert workers <= pids
+    bad = _lab("sweep", str(f), "--out", str(tmp_path / "other"), "--scheduler", "tcp://127.0.0.1:9", timeout=120)
+    assert bad.returncode == 2 and "cannot reach the Dask scheduler" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -40,6 +40,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     from dask.distributed import Client, as_completed
 
     from ..experiments.family import progress_record
+    from ..sweeps.run import CONNECT_TIMEOUT
     from ..sweeps.spec import SweepError
     from . import runner
 
@@ -50,7 +51,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     own = None
     if client is None:
         try:
-            own = client = Client(scheduler, timeout="20s")
+            own = client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as err:
             raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     try:

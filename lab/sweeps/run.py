@@ -19,6 +19,10 @@ from .store import SweepStore
 from .task import needs_gpu, run_point
 
 
+#: how long connecting to a scheduler may take before the sweep is refused (one line)
+CONNECT_TIMEOUT = "10s"
+
+
 @dataclass
 class SweepOutcome:
     done: int = 0  # points finished in this run
@@ -81,7 +85,7 @@ def run_sweep(spec: SweepSpec, store: SweepStore, *, text: str | None = None, sc
     if client is None:
         if scheduler:
             try:
-                client = Client(scheduler, timeout="20s")
+                client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as err:
                 raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
         else:
