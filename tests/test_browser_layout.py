@@ -1,6 +1,7 @@
 """Every tab fits a laptop (1280×800) and a desktop (1920×1080) screen: no plot is cut by the viewport or by a
 container without a usable scroll bar — in its first state and after a short run (the plots then have their
-real shapes).  Screenshots of each tab at both sizes go to ``test-artifacts/``."""
+real shapes; the Sweeps tab on a store of synthetic rows).  Screenshots of each tab at both sizes go to
+``test-artifacts/``."""
 from __future__ import annotations
 
 import pytest
@@ -35,10 +36,14 @@ def _check(page, title: str, when: str, problems: list) -> None:
                      for c in cut]
 
 
-def test_every_tab_fits_both_screens():
+def test_every_tab_fits_both_screens(tmp_path, monkeypatch):
     require_chromium()
     from playwright.sync_api import expect
 
+    from test_browser_sweeps import make_store
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))  # the runs are saved here; the Sweeps tab opens this store
+    make_store(tmp_path / "sweeps" / "emlp-sizes")
     problems: list[str] = []
     with panel_server() as (url, _log), chromium_page(*SIZES[0]) as page, screenshot_on_failure(page, "layout"):
         page.goto(url)

@@ -33,7 +33,7 @@ DYNAMICS = "Training dynamics"
 READY = {"Basis explorer": ".basis-info", "Training dynamics": ".dyn-start button",
          "Sharing discovery": ".shr-start button", "Equivariant models": ".eqm-start button",
          "Equivariance meter": ".meter-start button", "Ensembles": ".ens-start button",
-         "Generalization bounds": ".bnd-start button"}
+         "Generalization bounds": ".bnd-start button", "Sweeps": ".swp-open button"}
 
 #: every button group on the page (shadow roots crossed) with both on and off buttons: its buttons' labels,
 #: states and computed background colours, and a button's font family

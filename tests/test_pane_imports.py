@@ -10,8 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "lab"
 #: the packages a pane may import: the UI layers, the families, and the representation protocol (what a
-#: person types as a group or a rep is parsed by the engine's public parsers)
-ALLOWED_PACKAGES = {"dashboard", "experiments", "plots", "groups", "reps"}
+#: person types as a group or a rep is parsed by the engine's public parsers), and the sweeps layer (a layer over the
+#: families, no family's science: the Sweeps tab reads its stores and aggregates through it)
+ALLOWED_PACKAGES = {"dashboard", "experiments", "plots", "groups", "reps", "sweeps"}
 
 
 def _imports(path: Path) -> set[str]:

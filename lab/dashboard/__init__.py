@@ -12,6 +12,7 @@ PANES: list[tuple[str, str]] = [
     ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
     ("Ensembles", "lab.dashboard.ensembles:Ensembles"),
     ("Generalization bounds", "lab.dashboard.bounds:GeneralizationBounds"),
+    ("Sweeps", "lab.dashboard.sweeps:Sweeps"),
 ]
 
 
