@@ -7,7 +7,9 @@ written to the store's index as they come (every ``flush_rows`` rows or ``flush_
 holds the whole sweep and a killed worker or client loses only unfinished tasks; at the end the index's parts are
 merged into one.  Points already done in the store
 are skipped (resume); failed ones are rerun only with ``retry_failed``.  A point whose ``device`` option asks for
-CUDA requests the worker resource ``GPU=1`` (a local cluster declares the GPUs it sees).
+CUDA requests the worker resource ``GPU=1`` (a local cluster declares the GPUs it sees).  Each worker writes its
+points' run directories under the store itself, so on a cluster the store must be on a file system every worker
+sees; the index is the client's alone.
 """
 from __future__ import annotations
 
