@@ -23,13 +23,8 @@ import sys
 import threading
 import time
 
+from .commands import COMMANDS, DISPATCH  # noqa: F401  (the command -> families table, lab/commands.py)
 from .errors import LabError
-
-#: sub-command -> the experiment families it runs (the first is the default of ``--task``)
-COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",),
-            "rpp": ("rpp",), "lie-derivative": ("meter",), "ensembles": ("ensembles",),
-            "bound": ("bounds",)}
-DISPATCH = "task"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -40,7 +40,7 @@ class SweepError(LabError, ValueError):
 def resolve_family(experiment: str, settings: dict | None = None):
     """The ``Family`` an ``experiment`` names: a family of ``FAMILIES``, or a command of ``lab.cli.COMMANDS`` (for
     a command of several families, the one whose ``task`` choices hold the point's task, as the CLI picks)."""
-    from ..cli import COMMANDS, DISPATCH
+    from ..commands import COMMANDS, DISPATCH
     from ..experiments import FAMILIES
 
     if experiment in FAMILIES:
@@ -135,7 +135,7 @@ class SweepSpec:
         return n
 
     def _families(self):
-        from ..cli import COMMANDS
+        from ..commands import COMMANDS
         from ..experiments import FAMILIES
 
         if self.experiment in COMMANDS and self.experiment not in FAMILIES:
