@@ -153,12 +153,16 @@ def _choose(group, solver: str, factors, size: int, limit=None) -> str:
                           f"{factors_to_text(tuple(factors))} (use dense or krylov)")
     if solver == "subgroup" and group.finite_subgroup is None:
         raise SolverError(f"the subgroup solver needs a known finite subgroup; {group} has none (use krylov)")
+    if getattr(group, "rank_tol", None) is not None and solver not in ("auto", "dense"):
+        raise SolverError(f"{group} is a learned group solved with its stated tolerance: use the dense solver")
     if solver != "auto":
         return solver
     return _auto_plan(group, factors, size, memory.memory_limit(limit)).method
 
 
 def _applicable(group, factors) -> list[str]:
+    if getattr(group, "rank_tol", None) is not None:  # a learned group: its stated tolerance is the dense solver's
+        return ["dense"]
     base = _base_only(factors)
     names = ["dense", "krylov"]
     if group.is_signed_permutation and base:
@@ -233,6 +237,8 @@ def cache_key(group, solver: str, factors) -> str:
 
 def _solve_block(group, factors, solver, device, limit, use_disk, progress):
     key = cache_key(group, solver, factors)
+    if getattr(group, "rank_tol", None) is not None:
+        use_disk = False  # a learned group's basis is approximate: the disk cache's equivariance check would refuse it
     # an entry read from disk is used only if it passes an equivariance check (``lab.solvers.verify``):
     # a checksum cannot catch a wrong basis written with a fresh checksum
     hit = _cache.get(key, use_disk, verify=lambda arrays: check_block(group, factors, solver, arrays))

@@ -28,7 +28,10 @@ def block_constraints(group, factors):
         yield kron_sum([lie[i] for _, lie in mats])
 
 
-def nullspace_of_stack(constraints, m: int, dtype) -> np.ndarray:
+def nullspace_of_stack(constraints, m: int, dtype, rtol: float | None = None) -> np.ndarray:
+    """The null space of the stacked constraints: singular values above ``RANK_RTOL`` x max(largest, 1) count as
+    rank; with ``rtol`` (a learned group's explicit tolerance, ``lab.discovery``) those above ``rtol`` x the
+    largest."""
     R = None
     for C in constraints:
         stack = C if R is None else np.vstack([R, C])
@@ -37,11 +40,11 @@ def nullspace_of_stack(constraints, m: int, dtype) -> np.ndarray:
         return np.eye(m, dtype=dtype)
     _, s, vh = scipy.linalg.svd(R, full_matrices=True, check_finite=False)
     smax = s[0] if len(s) else 0.0
-    rank_c = int(np.sum(s > RANK_RTOL * max(smax, 1.0)))
+    rank_c = int(np.sum(s > (rtol * smax if rtol is not None else RANK_RTOL * max(smax, 1.0))))
     return np.ascontiguousarray(vh[rank_c:].conj().T.astype(dtype))
 
 
 def dense_basis(group, factors) -> np.ndarray:
     m = int(np.prod([f.size for f in factors], dtype=np.int64))
     dtype = np.result_type(group.dtype, *(f.dtype for f in factors))
-    return nullspace_of_stack(block_constraints(group, factors), m, dtype)
+    return nullspace_of_stack(block_constraints(group, factors), m, dtype, getattr(group, "rank_tol", None))

@@ -1,0 +1,18 @@
+"""Discovering continuous symmetries from data (issue 33; begun): learned Lie-algebra generators handed to the engine.
+
+* ``tasks`` -- tasks with known answers: O(5), inertia (SO(3)), Lorentz (SO+(1,3)), a rotation in a sheared basis, and
+  a function with no symmetry; the truth from the engine's rep language;
+* ``learn`` -- a fitted model's Lie derivative as a quadratic form in the generators; the gradient method (normalised,
+  orthogonal, sparse, restarts) and the exact spectral one;
+* ``algebra`` -- principal angles to the truth, structure constants and closure, the learned group with its stated
+  tolerance (``LearnedGroup``: every solve of its reps uses it), the tolerant basis with the singular-value gap.
+
+A science package: torch, numpy, scipy, no UI.
+"""
+from .algebra import TOL, LearnedGroup, learned_group, principal_angles, structure_constants, tolerant_basis
+from .learn import METHODS, TAU, FitSettings, fit, learn_gradient, learn_spectral, symmetry_form
+from .tasks import DISCOVERY, TASKS, get_task
+
+__all__ = ["TOL", "LearnedGroup", "learned_group", "principal_angles", "structure_constants", "tolerant_basis",
+           "METHODS", "TAU", "FitSettings", "fit", "learn_gradient", "learn_spectral", "symmetry_form", "DISCOVERY",
+           "TASKS", "get_task"]
