@@ -239,3 +239,23 @@ def test_an_existing_cluster_by_its_address(tmp_path, client):
     bad = _lab("sweep", str(f), "--out", str(tmp_path / "other"), "--scheduler", "tcp://127.0.0.1:9", timeout=120)
     assert bad.returncode == 2 and "cannot reach the Dask scheduler" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_every_family_runs_as_a_sweep_point_with_no_code_of_its_own(tmp_path):
+    """``run_point`` (what each Dask task calls) on every family of ``FAMILIES``, with the protocol tests' tiny
+    settings written as a sweep file would write them: each point done, saved where the family saves, summarised."""
+    import yaml
+
+    from lab.experiments import FAMILIES
+    from lab.sweeps.task import run_point
+    from test_experiments import TINY
+
+    assert set(TINY) == set(FAMILIES)
+    for name, config in TINY.items():
+        declared = {o.name for o in FAMILIES[name].config.declarations()}
+        settings = yaml.safe_load(yaml.safe_dump({k: v for k, v in config.to_dict().items() if k in declared}))
+        spec = parse_sweep({"experiment": name, "fixed": settings})
+        assert spec.validate() == 1
+        row = run_point(name, settings, point_id(settings), str(tmp_path), [])
+        assert row["status"] == "done", (name, row["error"])
+        assert json.loads(row["summary"]) and (row["run"] is None or (tmp_path / row["run"]).exists())
