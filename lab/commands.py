@@ -5,5 +5,5 @@ from __future__ import annotations
 #: sub-command -> the experiment families it runs (the first is the default of ``--task``)
 COMMANDS = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"), "emlp": ("emlp",),
             "rpp": ("rpp",), "lie-derivative": ("meter",), "ensembles": ("ensembles",),
-            "bound": ("bounds",)}
+            "bound": ("bounds",), "discover-lie": ("discovery",)}
 DISPATCH = "task"

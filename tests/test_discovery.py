@@ -83,3 +83,62 @@ def test_the_engines_truth_for_o5_has_so5s_basis():
     A = [a for a, _ in t.truth()]
     G, vin, _ = learned_group(A, None, tol=1e-8)
     assert len(A) == 10 and tolerant_basis(vin >> vin, tol=1e-8).rank == 4  # Hom_SO(5)(2V, 2V): 2 x 2 blocks
+
+
+def test_the_family_lists_agree_with_the_science():
+    from lab.discovery.learn import METHODS as M
+    from lab.discovery.tasks import DISCOVERY, TASKS as T
+    from lab.experiments.discovery import METHODS, SIZES, TASKS
+
+    assert TASKS == T and METHODS == M
+    assert SIZES == {n: (t.d_in, t.d_out) for n, t in DISCOVERY.items()}
+
+
+def _main(capsys, *args):
+    from lab.cli import main
+
+    try:
+        code = main(["discover-lie", *args])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_discover_lie_json_contract_and_none(capsys, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    code, out, err = _main(capsys, "--task", "rotated-plane", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert {"generators", "principal_angles", "structure_constants", "basis_rank", "singular_gap", "test_mse"} <= set(s)
+    assert len(s["generators"]) == 1 and np.degrees(max(s["principal_angles"])) < 5
+    assert s["basis_rank"] == s["true_basis_rank"] == 2 and set(s["test_mse"]) == {"mlp", "emlp_true", "emlp_learned"}
+    code, out, err = _main(capsys, "--task", "none", "--json", "--method", "spectral")
+    s = json.loads(out)
+    assert s["generators"] == [] and s["found"] == 0 and "threshold" in s["none_reason"]
+
+
+@pytest.mark.parametrize("args,words", [(("--generators", "9"), "more than the 4 directions"),
+                                        (("--task", "o6"), "invalid choice"), (("--tol", "0"), "tol must be above")])
+def test_bad_input_is_one_line(capsys, args, words):
+    code, out, err = _main(capsys, *args, "--no-save")
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_learned_algebra_round_trips_through_a_saved_run_and_the_rep_language(tmp_path):
+    from lab import parse_rep
+    from lab.experiments.discovery import FAMILY, DiscoveryConfig, learned_rep, load
+    from lab.reps.registry import unregister_rep
+
+    result = FAMILY.run(DiscoveryConfig(task="rotated-plane"))
+    path = FAMILY.save(result, tmp_path)
+    meta, A, B = load(path)
+    assert np.allclose(A[0], result.generators[0][0]) and meta["summary"]["found"] == 1
+    rep = learned_rep(path, name="PlaneV")
+    try:
+        maps = parse_rep("PlaneV >> PlaneV", rep.group)
+        assert maps.solve(cache=False).rank == 2  # through the engine's own solver, at the run's tolerance
+    finally:
+        unregister_rep("PlaneV")

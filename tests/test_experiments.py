@@ -14,6 +14,7 @@ from lab.config import ConfigError
 from lab.control import Control
 from lab.experiments import FAMILIES
 from lab.experiments.bounds import BoundsConfig
+from lab.experiments.discovery import DiscoveryConfig
 from lab.experiments.emlp import EMLPConfig
 from lab.experiments.ensembles import EnsemblesConfig
 from lab.experiments.meter import MeterConfig
@@ -33,6 +34,7 @@ TINY = {
     "meter": MeterConfig(epochs=1, samples=8),
     "ensembles": EnsemblesConfig(members=2, steps=2, channels=2, test_points=8, records=2, resamples=2),
     "bounds": BoundsConfig(dims="0,4", steps=2, quant_steps=2, train_points=32),
+    "discovery": DiscoveryConfig(samples=50, fit_steps=5, steps=5, restarts=1),
 }
 
 

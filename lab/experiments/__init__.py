@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from .family import Family, Output, progress_record
 from . import basis, dynamics, emlp, msr, rpp, sharing
-from . import bounds, ensembles, meter
+from . import bounds, discovery, ensembles, meter
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (basis.FAMILY, dynamics.FAMILY, sharing.FAMILY, msr.FAMILY,
                                                    emlp.FAMILY, rpp.FAMILY, meter.FAMILY,
-                                                   ensembles.FAMILY, bounds.FAMILY)}
+                                                   ensembles.FAMILY, bounds.FAMILY,
+                                                   discovery.FAMILY)}
 
 __all__ = ["FAMILIES", "Family", "Output", "progress_record"]
