@@ -142,3 +142,17 @@ def test_a_learned_algebra_round_trips_through_a_saved_run_and_the_rep_language(
         assert maps.solve(cache=False).rank == 2  # through the engine's own solver, at the run's tolerance
     finally:
         unregister_rep("PlaneV")
+
+
+def test_the_loop_trains_mlp_and_emlp_over_the_true_and_the_learned_group():
+    from lab.discovery.loop import compare
+
+    t = get_task("rotated-plane")
+    X, Y = t.make(1000, 0)
+    Xt, Yt = t.make(500, 1)
+    A = t.truth()[0][0]
+    nearby = A + 0.01 * np.random.default_rng(0).standard_normal(A.shape)  # a learned generator, 1 % off
+    out = compare(X, Y, Xt, Yt, [(nearby, np.zeros((1, 1)))], t.truth(), False, 1e-2, epochs=60)
+    assert out["why"] is None and all(0 < out[k] < 1 for k in ("mlp", "emlp_true", "emlp_learned"))
+    # the learned group's EMLP is the true one's up to the generator's error: within a factor of two
+    assert out["emlp_learned"] < 2 * out["emlp_true"]
