@@ -169,10 +169,11 @@ def learn_spectral(C: np.ndarray, D: np.ndarray, k: int, tau: float = TAU) -> Le
 
 def learn_gradient(C: np.ndarray, D: np.ndarray, k: int, steps: int = 2000, lr: float = 0.02, restarts: int = 3,
                    orth: float = 1.0, sparse: float = 0.01, snapshots: int = 40, seed: int = 0, tau: float = TAU,
-                   control=None, on_step=None) -> Learned:
+                   control=None, on_step=None, on_snapshot=None) -> Learned:
     """k generators by Adam on the relative loss (each generator's Rayleigh quotient / chance) + orthogonality +
     sparsity, from ``restarts`` random starts (the lowest total loss kept), then rotated within their span to
-    (C, D)'s eigenvectors there (``ritz``); ``on_step(restart, step, loss)`` every step."""
+    (C, D)'s eigenvectors there (``ritz``); ``on_step(restart, step, loss)`` every step, ``on_snapshot(restart,
+    step, U, losses)`` at each of the ``snapshots`` (U: the k unit generators as rows)."""
     from ..control import checkpoint
 
     t0 = time.monotonic()
@@ -196,6 +197,8 @@ def learn_gradient(C: np.ndarray, D: np.ndarray, k: int, steps: int = 2000, lr: 
             loss = sym.sum() + orth * off.sum() / 2 + sparse * U.abs().sum() / math.sqrt(m)
             if step % every == 0 or step == steps:
                 history.append((step, U.detach().numpy().copy(), sym.detach().numpy().copy()))
+                if on_snapshot:
+                    on_snapshot(r, step, history[-1][1], history[-1][2])
             if on_step:
                 on_step(r, step, float(loss.detach()))
             if step == steps:

@@ -105,8 +105,10 @@ class DiscoveryResult:
 
 
 def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult:
-    """Fit, learn, measure, solve; records ``started``, ``progress``, ``fit`` (loss every 50 steps), ``generators``
-    (snapshots of the gradient method), ``result``."""
+    """Fit, learn, measure, solve; records ``started``, ``progress``, ``fit`` (loss every 50 steps), ``snapshot``
+    (the gradient method's generators as they train: ``restart``, ``step``, ``generators`` (the k input matrices A),
+    ``losses`` (each one's symmetry loss, not yet relative), ``max_angle`` (degrees to the truth, None without one)),
+    ``generators`` (the kept restart's angle history), ``result``."""
     import numpy as np
     import torch
 
@@ -150,8 +152,15 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
             learned = learn.learn_spectral(C, D, k, config.threshold)
             result.spectrum = learned.spectrum.tolist()
         else:
+            def on_snapshot(r, step, U, losses):
+                A = [learn.split(u, task.d_in, task.d_out, oa)[0].tolist() for u in U]
+                angle = (float(np.degrees(algebra.principal_angles(U, truth).max())) if len(truth) else None)
+                emit({"kind": "snapshot", "restart": r, "step": step, "generators": A,
+                      "losses": [float(v) for v in losses], "max_angle": angle})
+
             learned = learn.learn_gradient(C, D, k, steps=config.steps, restarts=config.restarts, seed=config.seed,
-                                           tau=config.threshold, control=control, on_step=on_step)
+                                           tau=config.threshold, control=control, on_step=on_step,
+                                           on_snapshot=on_snapshot)
             if len(truth):
                 result.history = [(s, float(np.degrees(algebra.principal_angles(u, truth).max())))
                                   for s, u, _ in learned.history]
