@@ -107,7 +107,8 @@ class DiscoveryResult:
 def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult:
     """Fit, learn, measure, solve; records ``started``, ``progress``, ``fit`` (loss every 50 steps), ``snapshot``
     (the gradient method's generators as they train: ``restart``, ``step``, ``generators`` (the k input matrices A),
-    ``losses`` (each one's symmetry loss, not yet relative), ``max_angle`` (degrees to the truth, None without one)),
+    ``losses`` (each one's symmetry loss, relative to chance, before the final Rayleigh-Ritz rotation),
+    ``max_angle`` (degrees: the truth's dimension of lowest-loss generators against the truth; None without one)),
     ``generators`` (the kept restart's angle history), ``result``."""
     import numpy as np
     import torch
@@ -154,7 +155,10 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         else:
             def on_snapshot(r, step, U, losses):
                 A = [learn.split(u, task.d_in, task.d_out, oa)[0].tolist() for u in U]
-                angle = (float(np.degrees(algebra.principal_angles(U, truth).max())) if len(truth) else None)
+                # the r lowest-loss generators (r: the truth's dimension) against the truth: the whole k-frame
+                # would trivially contain it once k fills the space
+                best = U[np.argsort(losses)[:len(truth)]]
+                angle = (float(np.degrees(algebra.principal_angles(best, truth).max())) if len(truth) else None)
                 emit({"kind": "snapshot", "restart": r, "step": step, "generators": A,
                       "losses": [float(v) for v in losses], "max_angle": angle})
 
@@ -162,8 +166,9 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
                                            tau=config.threshold, control=control, on_step=on_step,
                                            on_snapshot=on_snapshot)
             if len(truth):
-                result.history = [(s, float(np.degrees(algebra.principal_angles(u, truth).max())))
-                                  for s, u, _ in learned.history]
+                result.history = [(s, float(np.degrees(algebra.principal_angles(u[np.argsort(ls)[:len(truth)]],
+                                                                                 truth).max())))
+                                  for s, u, ls in learned.history]
             emit({"kind": "generators", "history": result.history})
         result.losses = learned.losses.tolist()
         kept = learned.vectors[:learned.kept]
