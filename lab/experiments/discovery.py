@@ -107,7 +107,8 @@ class DiscoveryResult:
 def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult:
     """Fit, learn, measure, solve; records ``started``, ``progress``, ``fit`` (loss every 50 steps), ``snapshot``
     (the gradient method's generators as they train: ``restart``, ``step``, ``generators`` (the k input matrices A),
-    ``losses`` (each one's symmetry loss, relative to chance, before the final Rayleigh-Ritz rotation),
+    ``losses`` (each one's symmetry loss relative to chance; the frame rotated within its span as the method's end
+    rotates it, ``lab.discovery.learn.ritz``),
     ``max_angle`` (degrees: the truth's dimension of lowest-loss generators against the truth; None without one)),
     ``generators`` (the kept restart's angle history), ``result``."""
     import numpy as np
@@ -154,6 +155,9 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
             result.spectrum = learned.spectrum.tolist()
         else:
             def on_snapshot(r, step, U, losses):
+                # shown as the method ends: rotated within the frame's span to (C, D)'s eigenvectors there
+                U = learn.ritz(C, D, U)
+                losses = learn.relative_losses(C, D, U)
                 A = [learn.split(u, task.d_in, task.d_out, oa)[0].tolist() for u in U]
                 # the r lowest-loss generators (r: the truth's dimension) against the truth: the whole k-frame
                 # would trivially contain it once k fills the space
