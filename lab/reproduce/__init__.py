@@ -3,7 +3,8 @@
 ``claim`` defines what a claim is (with its criterion and its null check: the same criterion applied to a
 baseline that must fail it); ``dynamics``, ``dynamics_theory``, ``sharing``, ``msr``, ``ranks``, ``krylov``,
 ``emlp``, ``emlp_pendulum``, ``rpp``, ``meter`` (thesis chapter 4: the Lie derivative) and ``ensembles`` (the
-ensembles poster) and ``bounds`` (thesis chapter 5: PAC-Bayes compression bounds) declare the claims of each paper; ``runner`` measures them (resumable: finished claims are kept under the output directory); ``report``
+ensembles poster), ``bounds`` (thesis chapter 5: PAC-Bayes compression bounds) and ``discovery`` (the lab's own
+check of learned Lie-algebra generators) declare the claims of each paper; ``runner`` measures them (resumable: finished claims are kept under the output directory); ``report``
 writes ``report.json`` and ``report.html``.
 
 >>> from lab.reproduce import claim_ids
@@ -16,7 +17,7 @@ from .claim import CLAIM_IDS, CLAIMS, KINDS, PAPERS, PROFILES, UNCOVERED, Claim,
 
 #: the modules that declare claims, imported on first use (they import torch when a claim runs, not here)
 CLAIM_MODULES = ("dynamics", "dynamics_theory", "sharing", "msr", "ranks", "krylov", "emlp", "emlp_pendulum",
-                 "rpp", "meter", "ensembles", "bounds")
+                 "rpp", "meter", "ensembles", "bounds", "discovery")
 
 
 def load_claims() -> dict:

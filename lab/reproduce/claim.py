@@ -140,7 +140,8 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "thesis-krylov-residual", "emlp-data-efficiency", "emlp-pendulum", "rpp-regimes",
              "lee-zero-for-equivariant", "lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap",
              "ens-exact-group-average", "ens-error-falls-with-M", "ens-assumptions-matter",
-             "pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "pac-shuffled-labels-vacuous")
+             "pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "pac-shuffled-labels-vacuous",
+             "lie-discovery-recovers")
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
