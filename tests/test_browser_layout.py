@@ -17,6 +17,8 @@ SIZES = [(1280, 800), (1920, 1080)]
 #: a short run per tab with a Start button: (css prefix, {setting box: value})
 RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
         "Sharing discovery": (".shr", {".shr-steps": "200"}),
+        "Symmetry discovery": (".disc", {".disc-samples": "200", ".disc-fit-steps": "50", ".disc-steps": "30",
+                                         ".disc-restarts": "1"}),
         "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
                                         ".eqm-test": "50"}),
         "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"}),

@@ -31,7 +31,8 @@ MIN_CONTRAST = 3.0
 DYNAMICS = "Training dynamics"
 #: what shows that a tab has opened (the job panes' Start button: the names ``run_to_end`` uses)
 READY = {"Basis explorer": ".basis-info", "Training dynamics": ".dyn-start button",
-         "Sharing discovery": ".shr-start button", "Equivariant models": ".eqm-start button",
+         "Sharing discovery": ".shr-start button", "Symmetry discovery": ".disc-start button",
+         "Equivariant models": ".eqm-start button",
          "Equivariance meter": ".meter-start button", "Ensembles": ".ens-start button",
          "Generalization bounds": ".bnd-start button", "Sweeps": ".swp-open button"}
 

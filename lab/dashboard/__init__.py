@@ -8,6 +8,7 @@ PANES: list[tuple[str, str]] = [
     ("Basis explorer", "lab.dashboard.basis_explorer:BasisExplorer"),
     ("Training dynamics", "lab.dashboard.training_dynamics:TrainingDynamics"),
     ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
+    ("Symmetry discovery", "lab.dashboard.discovery:SymmetryDiscovery"),
     ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
     ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
     ("Ensembles", "lab.dashboard.ensembles:Ensembles"),

@@ -36,7 +36,7 @@ TEST_POINTS = 1000
 class DiscoveryConfig(Config):
     task: str = option("rotated-plane", "the data: a task with a known symmetry (O(5), inertia under SO(3), Lorentz, a "
                                         "rotation in a sheared basis) or none", choices=TASKS)
-    generators: int = option(4, "k: the generators learned (at most the size of the algebra of input and output "
+    generators: int = option(3, "k: the generators learned (at most the size of the algebra of input and output "
                                 "maps); those whose loss is not below the threshold are dropped", low=1, high=1000)
     method: str = option("gradient", "gradient: Adam on the symmetry loss with orthogonality and sparsity terms and "
                                      "restarts (the issue's recipe); spectral: the exact minimisers (the lab's "
@@ -190,6 +190,10 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         if len(truth):
             _, tin, _ = algebra.learned_group([a for a, _ in task.truth()], None, tol=1e-8)
             result.truth_rank = algebra.tolerant_basis(tin >> tin, 1e-8).rank
+        if not result.generators:
+            result.test_mse["why"] = "no generator was kept: there is no learned group to build an EMLP over"
+        elif not len(truth):
+            result.test_mse["why"] = "the task has no true algebra to compare with"
         if result.generators and len(truth):
             from ..discovery.loop import compare
 
@@ -213,11 +217,12 @@ def summary(result: DiscoveryResult) -> dict:
     """The ``lab discover-lie --json`` object: ``generators`` (the kept input generators A, as nested lists; empty when
     none is found), ``principal_angles`` (radians, to the true algebra; empty without one), ``structure_constants``
     (c[i][j][k]), ``basis_rank`` (of V >> V over the learned group at ``tol``), ``singular_gap`` ({below, above,
-    ratio} at the cut), ``test_mse`` ({mlp, emlp_true, emlp_learned}: relative test MSEs of the three trained alike by
-    ``lab.discovery.loop``; where no generator is found or the learned EMLP is too large to build, the fitted MLP's
-    alone, the EMLP ones null, and ``why``); plus ``output_generators`` (B), ``losses`` (every candidate's, relative to chance), ``threshold``,
-    ``found`` (how many), ``none_reason``, ``closure_residual``, ``true_dimension``, ``true_basis_rank``,
-    ``max_angle_degrees``, ``connected_group``, ``task``, ``method``, ``tol``, ``device``, ``seconds``, ``status``."""
+    ratio} at the cut), ``test_mse`` ({mlp, emlp_true, emlp_learned}: relative test MSEs of the three trained alike
+    by ``lab.discovery.loop``; where no generator is kept or the learned EMLP is too large to build, the fitted MLP's
+    alone, the EMLP ones null, and ``why``); plus ``singular_values`` (all of the solve's, relative to the largest),
+    ``output_generators`` (B), ``losses`` (every candidate's, relative to chance), ``threshold``, ``found`` (how
+    many), ``none_reason``, ``closure_residual``, ``true_dimension``, ``true_basis_rank``, ``max_angle_degrees``,
+    ``connected_group``, ``task``, ``method``, ``tol``, ``device``, ``seconds``, ``status``."""
     from ..discovery.tasks import get_task
 
     cfg = result.config
@@ -230,6 +235,7 @@ def summary(result: DiscoveryResult) -> dict:
     return {"generators": [a.tolist() for a, _ in result.generators],
             "principal_angles": result.angles, "structure_constants": result.structure,
             "basis_rank": result.basis.get("rank", 0), "singular_gap": result.basis.get("gap"),
+            "singular_values": result.basis.get("singular_values", []),
             "test_mse": result.test_mse,
             "output_generators": [b.tolist() for _, b in result.generators] if cfg.output_action() else [],
             "losses": result.losses, "threshold": cfg.threshold, "found": found, "none_reason": reason,

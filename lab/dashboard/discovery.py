@@ -1,0 +1,341 @@
+"""Symmetry-discovery pane: learn a continuous symmetry from data and hand it to the engine (``lab discover-lie``,
+issue 33).
+
+Start runs the ``discovery`` experiment family (``lab.experiments.discovery``) as a ``lab.jobs.Job`` through the
+pane's ``JobRunner`` (a worker process by default): an MLP fitted to samples of a task with a known answer, k
+Lie-algebra generators learned from its Lie derivative, the ones below the threshold kept, the learned group's basis
+solved at the stated tolerance, and EMLP on it against EMLP on the true group and the MLP.  Every control is built
+from ``DiscoveryConfig``'s declarations.  While it runs (``lab.plots.discovery_bokeh``):
+
+* the **generators converging** as heatmaps, one per generator, its symmetry loss relative to chance in its title,
+  the kept ones marked (the gradient method's snapshots; at the end the kept generators of the saved summary);
+* their **largest principal angle to the truth** against the step, one line per restart;
+* the **singular values of the solve**, descending on a log axis, the cut at ``tol`` drawn across and the kept ones
+  coloured (a loaded run saved only the two values around the cut: those are drawn);
+* the **learned-EMLP vs true-EMLP vs MLP** relative test MSE, with the family's reason where the EMLPs were not
+  trained.
+
+A run with no symmetry (the ``none`` task) says its ``none_reason`` inline.  Load draws a saved run and puts its
+settings back.  Bad settings are one inline message and start nothing.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import panel as pn
+import param
+
+from ..config import ConfigError
+from ..device import DEVICES
+from ..errors import LabError
+from ..experiments.discovery import FAMILY, DiscoveryConfig, results_dir
+from ..jobs import Job
+from ..plots.discovery_bokeh import angle_figure, generators_figure, mse_figure, singular_figure
+from .config_params import add_config_params, config_values
+from .guard import guard, guard_settings, guarded
+from .layout import SidebarPane, titled
+from .runner import WORKER_THREADS, JobRunner
+from .worker_pane import WorkerPaneMixin
+
+#: the config fields the pane shows; the others (hidden, seed) keep the family's defaults (a loaded run's other
+#: values are named in its status line)
+CONFIG_NAMES = ["task", "method", "generators", "threshold", "tol", "samples", "fit_steps", "steps", "restarts",
+                "device"]
+HIDDEN_NAMES = ("hidden", "seed")
+#: the settings of the gradient method only
+GRADIENT_ONLY = ("steps", "restarts")
+#: seconds between two redraws of the snapshot figures while a run streams
+FRAME_SECONDS = 0.3
+#: how many saved runs the Saved-runs list offers
+SAVED_LISTED = 50
+
+
+def list_runs(directory=None) -> list:
+    from ..runstore import list_run_dirs
+
+    return list_run_dirs(results_dir(directory))
+
+
+class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
+    worker = param.Selector(default="process", objects=["process", "thread"],
+                            doc="where the run goes: a worker process (the event loop stays free to draw) or a "
+                                "thread")
+
+    def __init__(self, results: str | None = None, **params):
+        super().__init__(**params)
+        self.results = results_dir(results)
+        self._history: list = []  # (restart, step, degrees) of the live run
+        self._snapshot: dict | None = None  # the newest snapshot record
+        self._summary: dict | None = None
+        self._started: dict = {}
+        self._config: DiscoveryConfig | None = None
+        self._last_frame = 0.0
+        self._dirty = False
+        self._widgets()
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                progress=self._progress, error=self._error, detail=self._detail,
+                                after_poll=self._after_poll)
+        self.runner.on_end = self._after_end
+        guard_settings(self, self._controls)
+        self._watch_settings()
+        self._watch_load()
+        self.param.watch(lambda *e: self._show_method(), ["method"])
+        self._show_method()
+        self._show_plan()
+        self._draw_empty("press Start")
+
+    # ------------------------------------------------------------------ layout
+    def _widgets(self):
+        p = self.param
+        self._job_widgets("disc", "Press **Start** to learn a symmetry from data, or **Load** a saved run.")
+        self._saved = self._run_select(label="Saved runs", options=[], sizing_mode="stretch_width",
+                                       css_classes=["disc-saved"])
+        self._load_b = pn.widgets.Button(label="Load", width=80, align="end", css_classes=["disc-load"])
+        self._load_b.on_click(guarded(self, "loading the run")(lambda e: self.load(self._saved.value)))
+        self._refresh_saved()
+        self._gradient_w = pn.Row(
+            pn.widgets.IntInput.from_param(p.steps, label="Steps / restart", width=120, css_classes=["disc-steps"]),
+            pn.widgets.IntInput.from_param(p.restarts, label="Restarts", width=90, css_classes=["disc-restarts"]))
+        self._controls = pn.Column(
+            pn.widgets.Select.from_param(p.task, label="Task (its true symmetry known)", css_classes=["disc-task"]),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.method, css_classes=["disc-method"]), "Method"),
+            pn.Row(pn.widgets.IntInput.from_param(p.generators, label="Generators k", width=90,
+                                                  css_classes=["disc-generators"]),
+                   pn.widgets.FloatInput.from_param(p.threshold, label="Threshold", width=90,
+                                                    css_classes=["disc-threshold"]),
+                   pn.widgets.FloatInput.from_param(p.tol, label="Solve tol", width=90, css_classes=["disc-tol"])),
+            pn.Row(pn.widgets.IntInput.from_param(p.samples, label="Samples", width=90, css_classes=["disc-samples"]),
+                   pn.widgets.IntInput.from_param(p.fit_steps, label="MLP fit steps", width=120,
+                                                  css_classes=["disc-fit-steps"])),
+            self._gradient_w,
+            pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140)),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
+            sizing_mode="stretch_width", min_width=300)
+        self._plan = pn.pane.Markdown("", css_classes=["disc-plan"], margin=(0, 10), styles={"font-size": "0.9em"})
+        self.param.watch(guarded(self, "planning the run")(lambda *e: self._show_plan()), CONFIG_NAMES)
+        self._headline = pn.pane.Markdown("", css_classes=["disc-headline"], sizing_mode="stretch_width",
+                                          styles={"font-size": "1.05em"})
+        self._none = pn.pane.Alert("", alert_type="warning", visible=False, css_classes=["disc-none"])
+        self._generators_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=180,
+                                              css_classes=["disc-generators-plot"])
+        self._angle_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=270, css_classes=["disc-angle"])
+        self._singular_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=270,
+                                            css_classes=["disc-singular"])
+        self._mse_pane = pn.pane.Bokeh(None, sizing_mode="stretch_width", min_height=270, css_classes=["disc-mse"])
+        self._note = pn.pane.Markdown("", css_classes=["disc-note"], margin=(0, 10), styles={"font-size": "0.85em"})
+
+    def _sidebar(self):
+        return pn.Column(self._controls, self._plan, self._buttons_row,
+                         pn.Row(self._saved, self._load_b, sizing_mode="stretch_width"), sizing_mode="stretch_width")
+
+    def _main(self):
+        return pn.Column(
+            self._error, self._progress, self._status, self._headline, self._none,
+            self._generators_pane,
+            pn.Row(self._angle_pane, self._singular_pane, self._mse_pane, sizing_mode="stretch_width"),
+            self._note, sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ the settings
+    def config(self) -> DiscoveryConfig:
+        """The settings as a config (the gradient method's steps and restarts reach it for that method only)."""
+        values = config_values(self, CONFIG_NAMES)
+        if values["method"] != "gradient":
+            for n in GRADIENT_ONLY:
+                values.pop(n)
+        return DiscoveryConfig(**values)
+
+    def _show_method(self) -> None:
+        self._gradient_w.visible = self.method == "gradient"
+
+    def _show_plan(self) -> None:
+        """What Start would do, in the config's exact costs (before any work)."""
+        try:
+            cfg = self.config().validate()
+            costs = cfg.costs()
+        except (LabError, ValueError, TypeError):
+            self._plan.object = ""
+            return
+        learn = (f"{costs['generator_steps']:,} Adam steps for {cfg.generators} generators" if cfg.method == "gradient"
+                 else f"the {cfg.generators} exact minimisers")
+        self._plan.object = (f"Start fits an MLP for {cfg.fit_steps:,} steps on {cfg.samples:,} samples, then learns "
+                             f"{learn} in a space of {cfg.form_size():,} directions (a form of "
+                             f"{costs['form_entries']:,} entries)")
+
+    # ------------------------------------------------------------------ control
+    @guard("starting the run", default=False)
+    def start(self) -> bool:
+        """Learn the generators; False (with an inline message) if the settings are bad or a job runs."""
+        if self.runner.busy:
+            return False
+        process = self.worker == "process"
+        job = Job("discovery", self._checked(self.config()), save_dir=self.results, process=process,
+                  threads=WORKER_THREADS if process else None, keep_result=process)
+        self._error.visible = False
+        self._config = job.config
+        self._history, self._snapshot, self._summary, self._started = [], None, None, {}
+        self._headline.object = self._note.object = ""
+        self._none.visible = False
+        self._draw_empty("drawn as the run goes")
+        return self.runner.start(job)
+
+    @guard("stopping the run")
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        self.runner.stop(wait=wait, timeout=timeout)
+
+    def poll(self) -> int:
+        return self.runner.poll()
+
+    # ------------------------------------------------------------------ drawing
+    def _draw_empty(self, empty: str) -> None:
+        self._generators_pane.object = generators_figure([], empty=empty)
+        self._angle_pane.object = angle_figure([], empty=empty)
+        self._singular_pane.object = singular_figure(None, self.tol, empty="at the end")
+        self._mse_pane.object = mse_figure(None, empty="at the end")
+
+    def _draw_snapshot(self) -> None:
+        s = self._snapshot
+        if s is not None:
+            threshold = self._config.threshold if self._config else self.threshold
+            self._generators_pane.object = generators_figure(
+                s["generators"], s["losses"], threshold,
+                title=f"all {len(s['generators'])} candidates, restart {s['restart'] + 1}, step {s['step']}")
+        self._angle_pane.object = angle_figure(self._history, empty="no true algebra"
+                                               if self._snapshot and self._snapshot.get("max_angle") is None
+                                               else "drawn as the run goes")
+
+    def _after_poll(self, count: int) -> None:
+        """A frame of the snapshot figures when new snapshots wait, at most every ``FRAME_SECONDS``."""
+        now = time.monotonic()
+        if self._dirty and (self.runner.settled or now - self._last_frame >= FRAME_SECONDS):
+            self._draw_snapshot()
+            self._dirty, self._last_frame = False, now
+
+    def _show_summary(self, s: dict, singular_values=None, history=None) -> None:
+        """A run's summary: its kept generators, the solve, the comparison, the angle history, the words."""
+        self._summary = s
+        found = s.get("found", 0)
+        losses = (s.get("losses") or [])[:found]
+        self._generators_pane.object = generators_figure(
+            s.get("generators"), losses, s.get("threshold"), title=f"the {found} kept generator(s)",
+            empty="none kept")
+        if history is not None:
+            self._history = [(0, st, d) for st, d in history]
+        self._angle_pane.object = angle_figure(self._history, empty="none recorded")
+        if found:
+            self._singular_pane.object = singular_figure(singular_values, s.get("tol", self.tol),
+                                                         s.get("singular_gap"), s.get("basis_rank"))
+        else:
+            self._singular_pane.object = singular_figure(None, s.get("tol", self.tol), empty="no group")
+        self._mse_pane.object = mse_figure(s.get("test_mse"), empty="not measured")
+        reason = s.get("none_reason")
+        self._none.object = f"**No symmetry found**: {reason}" if reason else ""
+        self._none.visible = bool(reason)
+        self._headline.object = headline(s)
+
+    # ------------------------------------------------------------------ messages (event loop)
+    def _on_message(self, msg: dict):
+        kind = msg["kind"]
+        if self._load_message(kind, msg):
+            return
+        if kind == "started":
+            self._started = msg
+        elif kind == "snapshot":
+            self._snapshot = msg
+            if msg.get("max_angle") is not None:
+                self._history.append((msg["restart"], msg["step"], msg["max_angle"]))
+            self._dirty = True
+        elif kind in ("done", "failed"):
+            self._dirty = False
+            result = msg.get("result")
+            basis = getattr(result, "basis", None) or {}
+            if msg.get("summary"):
+                history = None if self._history else getattr(result, "history", None)
+                self._show_summary(msg["summary"], basis.get("singular_values"), history)
+            saved = msg.get("saved")
+            if saved:
+                self._note.object = f"Saved as `{Path(saved).name}`"
+            self._refresh_saved()
+            if saved and str(Path(saved)) in self._saved.options.values():
+                self._saved.value = str(Path(saved))
+
+    def _detail(self) -> str:
+        loading = self._load_detail()
+        if loading is not None:
+            return loading
+        s = self._started
+        if not s:
+            return ""
+        return (f"**{s.get('task')}**: a form of {s.get('form_entries', 0):,} entries, {s.get('fit_steps', 0):,} "
+                f"fit steps, {s.get('generator_steps', 0):,} generator steps")
+
+    # ------------------------------------------------------------------ saved runs
+    @guard("listing the saved runs")
+    def _refresh_saved(self):
+        self._list_runs(list_runs(self.results)[:SAVED_LISTED])
+
+    def _prepare_saved(self):
+        return prepare_saved_run
+
+    def _after_end(self, job) -> None:
+        """After a loading job, with the controls unlocked: the run's settings back in the controls, its summary
+        drawn."""
+        prepared, self._loaded = self._loaded, None
+        if job.name != "load" or prepared is None:
+            return
+        meta, name = prepared["meta"], prepared["name"]
+        try:
+            cfg = DiscoveryConfig.from_dict(meta.get("config"), where="saved settings")
+        except ConfigError as err:
+            self._show_error(f"{name}: its settings could not be read ({err})")
+            return
+        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
+        if values["device"] not in DEVICES:
+            values["device"] = "auto"
+        self._restoring = True
+        try:
+            self.param.update(**values)
+        finally:
+            self._restoring = False
+        self._config = cfg
+        self._history, self._snapshot = [], None
+        self._show_summary(meta.get("summary") or {})
+        self._progress.value = 0
+        hidden = [n for n in HIDDEN_NAMES if getattr(cfg, n) != DiscoveryConfig.option_named(n).default]
+        note = (" · set by this run but not by a control here: " + ", ".join(f"{n} {getattr(cfg, n)}" for n in hidden)
+                if hidden else "")
+        self._status.object = f"Loaded `{name}` ({meta.get('status', '?')}){note}"
+        self._loaded_ok = True
+
+
+def headline(s: dict) -> str:
+    """A run's summary in words: how many generators, how close to the truth, the solve's rank."""
+    found, true = s.get("found", 0), s.get("true_dimension")
+    angle = s.get("max_angle_degrees")
+    words = [f"**{s.get('task')}: {found} generator(s) found** by the {s.get('method')} method (true algebra: "
+             f"{true})"]
+    if angle is not None:
+        words.append(f"largest principal angle to the truth {angle:.2f}°")
+    if found:
+        words.append(f"V → V over the learned group at tol {s.get('tol'):g}: rank {s.get('basis_rank')} (the true "
+                     f"algebra's {s.get('true_basis_rank')})")
+    words.append(f"{s.get('status')} in {s.get('seconds', 0):.1f} s")
+    return " · ".join(words)
+
+
+def prepare_saved_run(path, results, progress=None, control=None) -> dict:
+    """Off the event loop (the pane's loading job): a saved run's metadata (refused in one line over the
+    ``run_bytes`` limit before it is read)."""
+    from ..limits import check_load
+
+    check_load(path)
+    if progress is not None:
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
+    meta, _, _ = FAMILY.load(path, root=results)
+    if control is not None:
+        control.checkpoint()
+    return {"name": Path(path).name, "path": str(path), "meta": meta}
+
+
+add_config_params(SymmetryDiscovery, DiscoveryConfig, CONFIG_NAMES)
