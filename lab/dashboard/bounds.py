@@ -27,7 +27,6 @@ from pathlib import Path
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import bounds as family
@@ -338,19 +337,11 @@ class GeneralizationBounds(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if job.name != "load" or prepared is None:
             return
         meta, name = prepared["meta"], prepared["name"]
-        try:
-            cfg = BoundsConfig.from_dict(meta.get("config"), where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{name}: its settings could not be read ({err})")
+        cfg = self._saved_config(BoundsConfig, meta.get("config"), name)
+        if cfg is None:
             return
         values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values, models=[cfg.model])
-        finally:
-            self._restoring = False
+        self._restore_values({**values, "models": [cfg.model]})
         s = meta.get("summary") or {}
         self._runs, self._started, self._order = {}, {}, []
         self._reset_loss(None)

@@ -26,7 +26,6 @@ from pathlib import Path
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments.discovery import FAMILY, DiscoveryConfig, results_dir
@@ -285,19 +284,10 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if job.name != "load" or prepared is None:
             return
         meta, name = prepared["meta"], prepared["name"]
-        try:
-            cfg = DiscoveryConfig.from_dict(meta.get("config"), where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{name}: its settings could not be read ({err})")
+        cfg = self._saved_config(DiscoveryConfig, meta.get("config"), name)
+        if cfg is None:
             return
-        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values)
-        finally:
-            self._restoring = False
+        self._restore_values({n: getattr(cfg, n) for n in CONFIG_NAMES})
         self._config = cfg
         self._history, self._snapshot = [], None
         self._show_summary(meta.get("summary") or {})

@@ -26,7 +26,6 @@ from pathlib import Path
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import ensembles as family
@@ -362,19 +361,10 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if job.name != "load" or prepared is None:
             return
         meta, name = prepared["meta"], prepared["name"]
-        try:
-            cfg = EnsemblesConfig.from_dict(meta.get("config"), where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{name}: its settings could not be read ({err})")
+        cfg = self._saved_config(EnsemblesConfig, meta.get("config"), name)
+        if cfg is None:
             return
-        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values)
-        finally:
-            self._restoring = False
+        self._restore_values({n: getattr(cfg, n) for n in CONFIG_NAMES})
         s = meta.get("summary") or {}
         self._info = {"setting": cfg.setting, "pool": cfg.pool, "steps": cfg.steps}
         self._records, self._summary, self._source = [], None, f"loaded {run_time(name)}"

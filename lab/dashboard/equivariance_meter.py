@@ -28,7 +28,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import meter as meter_family
@@ -328,20 +327,12 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def _restore(self, view: dict) -> None:
         """The run's settings into the controls (the model: the run itself when it kept one, so that Start
         measures it again; else the preset it was made from)."""
-        try:
-            cfg = MeterConfig.from_dict(view["config"], where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{view['name']}: its settings could not be read ({err})")
+        cfg = self._saved_config(MeterConfig, view["config"], view["name"])
+        if cfg is None:
             return
         values = {n: getattr(cfg, n) for n in CONFIG_NAMES if n not in ("model", "seed", "epochs")}
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
         values["model"] = view["path"] if view["path"] in self._model_w.options.values() else cfg.model
-        self._restoring = True
-        try:
-            self.param.update(**values)
-        finally:
-            self._restoring = False
+        self._restore_values(values)
         self._on_model()
 
     # ------------------------------------------------------------------ drawing a measured run

@@ -30,7 +30,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..experiments.emlp import AUDIT_KEYS, FAMILY, EMLPConfig, list_runs, results_dir
 from ..jobs import Job
@@ -343,21 +342,12 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if job.name != "load" or prepared is None:
             return
         run = prepared["run"]
-        try:
-            cfg = EMLPConfig.from_dict(run.meta.get("config"), where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{run.path.name}: its settings could not be read ({err})")
+        cfg = self._saved_config(EMLPConfig, run.meta.get("config"), run.path.name)
+        if cfg is None:
             return
         values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
         values["models"], values["dynamics"] = list(cfg.models), list(cfg.dynamics)
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values)
-            self._sizes_w.value = ",".join(cfg.sizes or ())
-        finally:
-            self._restoring = False
+        self._restore_values(values, also=lambda: setattr(self._sizes_w, "value", ",".join(cfg.sizes or ())))
         self._info = {}
         self._reset_plots(cfg)
         for msg in prepared["rollouts"]:  # as they arrived live: the last of each model stays drawn

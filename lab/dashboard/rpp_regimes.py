@@ -27,7 +27,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..config import ConfigError
 from ..device import DEVICES
 from ..errors import LabError
 from ..experiments import rpp as rpp_family
@@ -415,20 +414,10 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         if job.name != "load" or prepared is None:
             return
         run = prepared["run"]
-        try:
-            cfg = RPPConfig.from_dict(run.meta.get("config"), where="saved settings")
-        except ConfigError as err:
-            self._show_error(f"{run.path.name}: its settings could not be read ({err})")
+        cfg = self._saved_config(RPPConfig, run.meta.get("config"), run.path.name)
+        if cfg is None:
             return
-        values = {n: getattr(cfg, n) for n in CONFIG_NAMES}
-        values["models"] = list(cfg.models)
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values)
-        finally:
-            self._restoring = False
+        self._restore_values({**{n: getattr(cfg, n) for n in CONFIG_NAMES}, "models": list(cfg.models)})
         s = run.meta.get("summary") or {}
         self._info = {"group": s.get("group"), "target_symmetry_error": s.get("target_symmetry_error"),
                       "variant": s.get("variant")}

@@ -426,13 +426,7 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         values["strategies"] = list(values["strategies"])
         values["group"] = values["group"] or cfg.options.get("group") or default_group(cfg.experiment)
         values["rep"] = values["rep"] or cfg.options.get("rep") or default_rep(cfg.experiment)
-        if values["device"] not in DEVICES:
-            values["device"] = "auto"
-        self._restoring = True
-        try:
-            self.param.update(**values)
-        finally:
-            self._restoring = False
+        self._restore_values(values)
         self._show_custom()
         return ""
 

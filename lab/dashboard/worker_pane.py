@@ -74,6 +74,31 @@ class WorkerPaneMixin:
 
     _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
 
+    # ------------------------------------------------------------------ a loaded run's settings back
+    def _saved_config(self, config_cls, data, name: str):
+        """``config_cls.from_dict(data)`` of a loaded run, or None with one inline line naming the run."""
+        try:
+            return config_cls.from_dict(data, where="saved settings")
+        except ConfigError as err:
+            self._show_error(f"{name}: its settings could not be read ({err})")
+            return None
+
+    def _restore_values(self, values: dict, also=None) -> None:
+        """The pane's parameters set to a loaded run's ``values`` (a device this machine lacks becomes auto), with
+        ``_restoring`` up so that the setting watchers know it is a restore; ``also()`` runs inside the same guard
+        (widgets that are not parameters)."""
+        from ..device import DEVICES
+
+        if "device" in values and values["device"] not in DEVICES:
+            values = {**values, "device": "auto"}
+        self._restoring = True
+        try:
+            self.param.update(**values)
+            if also is not None:
+                also()
+        finally:
+            self._restoring = False
+
     def _job_widgets(self, prefix: str, idle: str) -> None:
         """The job widgets every job pane has, named ``{prefix}-start`` ... for tests and styles: Start (calls
         ``start``), Pause, Stop and their row, the progress bar, the status line (``idle`` before a run) and the
