@@ -35,10 +35,9 @@ from ..jobs import Job
 from ..plots.bounds_bokeh import best_figure, dims_figure, model_label
 from ..plots.style import BOUND_MODEL_COLOURS
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings, guarded
+from .guard import guard, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
-from .runner import JobRunner
 from .worker_pane import WorkerPaneMixin
 
 #: the config fields the pane shows; the others (lr, batch, level_init, quant_lr, seed) keep the family's defaults
@@ -99,14 +98,7 @@ class GeneralizationBounds(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._saved_runs: list = []  # the last comparison's saved runs
         self._dirty = False
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll)
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner()
         self.param.watch(lambda *e: self._show_data(), ["data"])
         self._show_data()
         self._show_plan()

@@ -32,9 +32,9 @@ from ..experiments.discovery import FAMILY, DiscoveryConfig, results_dir
 from ..jobs import Job
 from ..plots.discovery_bokeh import angle_figure, generators_figure, mse_figure, singular_figure
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings, guarded
+from .guard import guard, guarded
 from .layout import SidebarPane, titled
-from .runner import WORKER_THREADS, JobRunner
+from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin
 
 #: the config fields the pane shows; the others (hidden, seed) keep the family's defaults (a loaded run's other
@@ -72,14 +72,7 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._last_frame = 0.0
         self._dirty = False
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll)
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner()
         self.param.watch(lambda *e: self._show_method(), ["method"])
         self._show_method()
         self._show_plan()

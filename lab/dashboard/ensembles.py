@@ -35,10 +35,10 @@ from ..jobs import Job
 from ..plots.ensembles_bokeh import METRIC_AXES, METRIC_NAMES, example_figure, size_figure
 from ..plots.style import SETTING_COLOURS, SIZE_SHADES
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings, guarded
+from .guard import guard, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
-from .runner import WORKER_THREADS, JobRunner
+from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin
 
 #: the config fields the pane shows; the others (batch, lr, resamples, records, test points, seed, group) keep the
@@ -100,14 +100,7 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._source = "this run"  # the live (or loaded) curve's legend words
         self._dirty = False
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll)
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner()
         self.param.watch(guarded(self, "showing the setting")(lambda *e: self._show_assumptions()),
                          ["setting", "task"])
         self.param.watch(lambda *e: self._show_task(), ["task"])

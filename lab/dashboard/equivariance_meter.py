@@ -36,10 +36,10 @@ from ..experiments.meter import (CNN_MODELS, GENERATORS, IMAGE_TRANSFORMS, PRESE
 from ..jobs import Job
 from ..plots.meter_bokeh import CAPTION, cumulative_figure, example_figures
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings, guarded
+from .guard import guard, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
-from .runner import WORKER_THREADS, JobRunner
+from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin
 
 #: the config fields the pane shows (every declared one meant for the dashboard)
@@ -99,14 +99,7 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._info: dict = {}
         self._dirty = False
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll, verb="measuring")
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner(verb="measuring")
         self.param.watch(guarded(self, "choosing the model")(lambda *e: self._on_model()), ["model"])
         self.param.watch(guarded(self, "drawing the input")(lambda *e: self._show_example()), ["example"])
         self._on_model()

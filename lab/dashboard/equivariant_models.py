@@ -39,7 +39,7 @@ from .config_params import add_config_params, config_values
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
-from .runner import WORKER_THREADS, JobRunner
+from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin, read_saved_run
 
 #: the config fields the pane shows (every declared one meant for the dashboard)
@@ -99,14 +99,7 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._dirty = False
         self._offset, self._unit, self._unit_epochs = 0, None, 0
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll)
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner()
         self._reset_plots(self._planned())
         self.runner.lock.append(self._mode_w)
         guard_settings(self, self._mode_w)

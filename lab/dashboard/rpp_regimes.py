@@ -35,10 +35,10 @@ from ..jobs import Job
 from ..plots.rpp_bokeh import REGIMES, regimes_figure, show_regime, summary_values
 from ..plots.style import MODEL_COLOURS, MODEL_LABELS
 from .config_params import add_config_params, config_values
-from .guard import guard, guard_settings, guarded
+from .guard import guard, guarded
 from .layout import SidebarPane, titled
 from .live import LivePlot, LiveView
-from .runner import WORKER_THREADS, JobRunner
+from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin, read_saved_run
 
 #: the config fields the view shows (every declared one meant for the dashboard)
@@ -87,14 +87,7 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._sources_note: dict = {}  # symmetry -> where its panel's numbers come from
         self._offset, self._unit, self._unit_epochs = 0, None, 0
         self._widgets()
-        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
-                                lock=[self._controls, self._load_b, self._saved], status=self._status,
-                                progress=self._progress, error=self._error, detail=self._detail,
-                                after_poll=self._after_poll)
-        self.runner.on_end = self._after_end
-        guard_settings(self, self._controls)
-        self._watch_settings()
-        self._watch_load()
+        self._start_runner()
         self.param.watch(guarded(self, "showing the task")(lambda *e: self._idle_redraw()), ["task"])
         self.param.watch(guarded(self, "checking the task")(lambda *e: self._check_task()), ["task"])
         self._reset_plots(self._planned())

@@ -21,7 +21,7 @@ import panel as pn
 from ..config import ConfigError
 from ..errors import LabError
 from ..jobs import Job
-from .guard import guard, guarded
+from .guard import guard, guard_settings, guarded
 
 
 def read_saved_run(family, path, results, progress=None, control=None):
@@ -73,6 +73,22 @@ class WorkerPaneMixin:
     whose ``start_button`` is the pane's Start) and optionally ``_runs_compare`` (a ``RunComparison``)."""
 
     _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
+
+    # ------------------------------------------------------------------ the job runner
+    def _start_runner(self, **options) -> None:
+        """The pane's ``JobRunner`` wired to its Start / Pause / Stop, status, progress, error and detail, locking the
+        controls and the saved-run loader while a job runs (``options``: ``JobRunner``'s others, e.g. ``verb``);
+        then the settings' guards and watchers and the loader's."""
+        from .runner import JobRunner
+
+        self.runner = JobRunner(self._on_message, start=self._start_b, pause=self._pause_b, stop=self._stop_b,
+                                lock=[self._controls, self._load_b, self._saved], status=self._status,
+                                progress=self._progress, error=self._error, detail=self._detail,
+                                after_poll=self._after_poll, **options)
+        self.runner.on_end = self._after_end
+        guard_settings(self, self._controls)
+        self._watch_settings()
+        self._watch_load()
 
     # ------------------------------------------------------------------ a loaded run's settings back
     def _saved_config(self, config_cls, data, name: str):
