@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from lab.discovery.algebra import LearnedGroup, learned_group, principal_angles, structure_constants, tolerant_basis
-from lab.discovery.learn import FitSettings, TAU, fit, learn_gradient, learn_spectral, split, symmetry_form, truth_vectors
+from lab.discovery.learn import (GAP, TAU, FitSettings, choose_count, fit, learn_gradient, learn_spectral,
+                                 next_outside, refine_closure, split, symmetry_form, truth_vectors)
 from lab.discovery.tasks import get_task
 
 FAST = FitSettings(hidden=64, layers=3, steps=800)
@@ -42,6 +43,74 @@ def test_no_symmetry_is_reported_as_none():
     C, D = symmetry_form(model, X, output_action=False)
     for learned in (learn_spectral(C, D, 3), learn_gradient(C, D, 3, steps=600, restarts=2)):
         assert learned.kept == 0 and learned.losses.min() >= TAU, learned.losses
+
+
+#: the O(5) task's fast settings (the claim's quick profile): 3 000 points, a 96-wide MLP fitted by 1 500 L-BFGS
+#: iterations, twelve candidates
+O5_FIT = FitSettings(hidden=96, layers=3, steps=1500)
+
+
+@pytest.fixture(scope="module")
+def o5():
+    t = get_task("o5")
+    X, Y = t.make(3000, 0)
+    model, _, _ = fit(X, Y, O5_FIT)
+    return t, symmetry_form(model, X[:2000], output_action=False)
+
+
+def test_o5_so5_is_recovered_at_the_fast_settings_with_the_connected_groups_basis(o5):
+    from lab import SO, parse_rep
+
+    t, (C, D) = o5
+    truth = truth_vectors(t.truth(), False)
+    assert len(truth) == 10
+    for learned in (learn_spectral(C, D, 12), learn_gradient(C, D, 12, restarts=2)):
+        # the count is cut at the gap (the partial symmetries, rotating x1 or x2 alone, sit below the threshold too)
+        assert learned.kept == 10 and learned.gap_ratio >= GAP, (learned.method, learned.losses)
+        assert np.all(learned.losses[10:] < TAU)  # a threshold alone would have kept twelve
+        angle = np.degrees(principal_angles(learned.vectors[:10], truth).max())
+        assert angle < 10, (learned.method, angle)
+    kept = learned.vectors[:10]
+    A = [split(v, 10, 1, False)[0] for v in kept]
+    _, vin, _ = learned_group(A, None, tol=0.2)
+    tb = tolerant_basis(vin >> vin, tol=0.2)
+    connected = parse_rep("2*V >> 2*V", SO(5)).solve().rank
+    assert connected == 4 and tb.rank == connected and tb.gap["ratio"] > 3
+    # the lab's closure refinement: the span moves onto a Lie algebra, closer to so(5), the gap at the cut wider
+    refined = refine_closure(C, D, kept, 10, 1, False, weight=0.1)
+    before, after = structure_constants(A)[1], structure_constants([split(v, 10, 1, False)[0] for v in refined])[1]
+    assert after < before / 5, (before, after)
+    new_angle = np.degrees(principal_angles(refined, truth).max())
+    assert new_angle < angle / 2, (angle, new_angle)
+    _, rin, _ = learned_group([split(v, 10, 1, False)[0] for v in refined], None, tol=0.2)
+    closed = tolerant_basis(rin >> rin, tol=0.2)
+    assert closed.rank == connected and closed.gap["ratio"] > tb.gap["ratio"]
+
+
+def test_choose_count_cuts_at_the_gap_below_the_threshold():
+    # ten at the noise level, two broken ones below the threshold, the next above: cut at ten
+    losses = [1e-4 * (1 + 0.1 * i) for i in range(10)] + [2e-3, 2.2e-3]
+    assert choose_count(losses, 0.02, tau=5e-3)[0] == 10
+    # no gap of GAP anywhere: every candidate under the threshold, and the ratio says it is not sharp
+    kept, ratio = choose_count([1e-3, 1.5e-3, 2e-3], 2.5e-3, tau=5e-3)
+    assert kept == 3 and ratio < GAP
+    assert choose_count([0.01, 0.2], 0.5, tau=5e-3) == (0, None)  # nothing below: none
+    assert choose_count([1e-4, 0.05, 0.3], None, tau=5e-3)[0] == 1  # the gap above the threshold still cuts
+
+
+def test_next_outside_is_the_next_generalized_eigenvalue(o5):
+    import scipy.linalg
+
+    _, (C, D) = o5
+    evals, evecs = scipy.linalg.eigh(C, D)
+    level = float(np.mean(evals))
+    # the span of the first k generalized eigenvectors: the best direction outside it is the (k+1)-th
+    # (D-orthogonal complement vs Euclidean: compare with the brute force over the Euclidean complement)
+    V = evecs[:, :3].T
+    got = next_outside(C, D, V, level)
+    Q = scipy.linalg.null_space(V)
+    brute = scipy.linalg.eigh(Q.T @ C @ Q, Q.T @ D @ Q, eigvals_only=True)[0] / level
+    assert got == pytest.approx(brute, rel=1e-8) and got >= evals[0] / level
 
 
 def test_structure_constants_of_so3_and_of_a_set_that_does_not_close():
@@ -90,7 +159,13 @@ def test_the_family_lists_agree_with_the_science():
     from lab.discovery.tasks import DISCOVERY, TASKS as T
     from lab.experiments.discovery import METHODS, SIZES, TASKS
 
-    assert TASKS == T and METHODS == M
+    from lab.discovery.algebra import TOL
+    from lab.discovery.learn import OPTIMIZERS as OP
+    from lab.experiments.discovery import OPTIMIZERS, DiscoveryConfig
+
+    assert TASKS == T and METHODS == M and OPTIMIZERS == OP
+    assert DiscoveryConfig.option_named("tol").default == TOL
+    assert DiscoveryConfig.option_named("threshold").default == TAU
     assert SIZES == {n: (t.d_in, t.d_out) for n, t in DISCOVERY.items()}
 
 

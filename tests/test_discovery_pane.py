@@ -20,7 +20,7 @@ from lab.plots.discovery_bokeh import KEPT_COLOUR, cut_of
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
 
-TINY = dict(samples=200, fit_steps=50, steps=30, restarts=1, generators=4)  # k = 4 fills the plane's space: found at once
+TINY = dict(samples=800, fit_steps=800, steps=30, restarts=1, generators=4)  # k = 4 fills the plane's space: found at once
 
 
 def _pane(root, **settings):
@@ -95,7 +95,7 @@ def test_loading_a_run_puts_its_settings_back_and_draws_it(plane):
     pane = _pane(root)  # the family's defaults
     assert pane.samples == DiscoveryConfig.option_named("samples").default != TINY["samples"]
     assert pane.load(str(run)), pane._error.object
-    assert (pane.samples, pane.fit_steps, pane.steps, pane.restarts, pane.tol) == (200, 50, 30, 1, 0.02)
+    assert (pane.samples, pane.fit_steps, pane.steps, pane.restarts, pane.tol) == (800, 800, 30, 1, 0.02)
     assert pane._status.object.startswith(f"Loaded `{run.name}`")
     for img, a in zip(_images(pane._generators_pane.object), meta["summary"]["generators"], strict=True):
         np.testing.assert_array_equal(img, np.asarray(a))

@@ -1,7 +1,6 @@
 """The lab's own check of symmetry discovery (issue 33) in ``lab reproduce``: registered last with a criterion and a
-null; on the session's quick run the rotated plane's generator is recovered and the no-symmetry task reports none,
-and the null (a random algebra) fails.  O(5) at the quick profile is reported as it is measured (the claim's
-docstring and note say why it does not hold there)."""
+null; on the session's quick run the rotated plane's generator and O(5)'s ten are recovered, the no-symmetry task
+reports none, the claim holds, and the null (a random algebra) fails."""
 from __future__ import annotations
 
 import pytest
@@ -34,4 +33,6 @@ def test_on_the_quick_run(quick_outcomes):
     m = o.measured
     assert m["rotated-plane"]["found"] == 1 and m["rotated-plane"]["max_angle"] < 10
     assert m["none"]["found"] == 0
+    assert m["o5"]["found"] == 10 and m["o5"]["max_angle"] < 10
+    assert o.holds is True
     assert o.null is not None and o.null.holds is False

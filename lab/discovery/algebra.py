@@ -25,7 +25,7 @@ from ..groups import Group
 from ..groups.generators import digest
 
 #: the default cut, relative to the largest singular value of the stacked constraint
-TOL = 1e-2
+TOL = 0.2
 
 
 def principal_angles(learned: np.ndarray, truth: np.ndarray) -> np.ndarray:
