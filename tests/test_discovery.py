@@ -211,6 +211,10 @@ def test_a_learned_algebra_round_trips_through_a_saved_run_and_the_rep_language(
     path = FAMILY.save(result, tmp_path)
     meta, A, B = load(path)
     assert np.allclose(A[0], result.generators[0][0]) and meta["summary"]["found"] == 1
+    # the meter (forward-mode JVPs) measures the fitted model along the learned generator as the symmetry form
+    # (reverse-mode Jacobians) does
+    s = meta["summary"]
+    assert len(s["meter_lee"]) == 1 and s["meter_lee"][0] == pytest.approx(s["meter_lee_form"][0], rel=1e-8)
     rep = learned_rep(path, name="PlaneV")
     try:
         maps = parse_rep("PlaneV >> PlaneV", rep.group)

@@ -74,14 +74,15 @@ class LearnedGroup(Group):
 
 def learned_group(A: list[np.ndarray], B: list[np.ndarray] | None = None, name: str = "Learned", tol: float = TOL):
     """``(G, rep_in, rep_out)``: the group with Lie-algebra basis ``A`` on R^d_in, its ``V`` and the output rep (the
-    ``UserRep`` ``name + "Out"`` of ``B``, or ``Scalar`` when B is absent or zero)."""
+    ``UserRep`` ``name + "Out"`` of ``B``, or ``Scalar`` (d_out copies of it) when B is absent or zero)."""
     from ..reps import Scalar, UserRep, V
 
     if not A:
         raise LabError("no generators were learned: there is no group to build")
     G = LearnedGroup(np.stack(A), tol=tol, name=name)
     if B is None or all(np.allclose(b, 0) for b in B):
-        return G, V(G), Scalar(G) if B is None or B[0].shape[0] == 1 else None
+        n = 1 if B is None else B[0].shape[0]
+        return G, V(G), Scalar(G) if n == 1 else n * Scalar(G)  # an output the learned flow leaves fixed
     out = UserRep(f"{name}Out", G, lie=np.stack(B), check=False)
     return G, V(G), out
 

@@ -107,6 +107,7 @@ class DiscoveryResult:
     history: list = field(default_factory=list)  # gradient: (step, max angle to the truth in degrees)
     structure: list = field(default_factory=list)
     closure: float = 0.0
+    meter: dict = field(default_factory=dict)  # the meter along the kept generators: {"lee", "form"}
     unrefined: dict = field(default_factory=dict)  # with --closure: the recipe's angles and closure before refining
     basis: dict = field(default_factory=dict)
     truth_rank: int | None = None
@@ -213,8 +214,18 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         result.structure = c.tolist()
         if A:
             B = [b for _, b in result.generators] if oa else None
-            _, vin, _ = algebra.learned_group(A, B, tol=config.tol)
+            G, vin, vout = algebra.learned_group(A, B, tol=config.tol)
             tb = algebra.tolerant_basis(vin >> vin, config.tol)
+            # the meter (lab.meter.lie, forward-mode JVPs) measuring the fitted model along the learned generators,
+            # in the data's units, beside the same quantity read off the symmetry form (reverse-mode Jacobians)
+            from ..meter.lie import generator_lee
+
+            pts = torch.as_tensor(X[:2000], dtype=torch.float64, device=device)
+            lee = generator_lee(model, pts, vin, vout, G)
+            vecs = np.stack([np.concatenate([a.ravel(), b.ravel()]) if oa else a.ravel()
+                             for a, b in result.generators])
+            form = np.einsum("im,mk,ik->i", vecs, C, vecs) / task.d_out
+            result.meter = {"lee": [v * scale ** 2 for v in lee], "form": (form * scale ** 2).tolist()}
             result.basis = {"rank": tb.rank, "gap": tb.gap, "singular_values": tb.singular_values.tolist()}
         if len(truth):
             _, tin, _ = algebra.learned_group([a for a, _ in task.truth()], None, tol=1e-8)
@@ -252,6 +263,8 @@ def summary(result: DiscoveryResult) -> dict:
     ``output_generators`` (B), ``losses`` (every candidate's, relative to chance), ``next_loss`` (the lowest outside
     the candidates' span), ``count_gap`` ({last_kept, next, ratio, sharp, why}: the gap the count was cut at;
     null when none is kept), ``threshold``, ``found`` (how many), ``none_reason``, ``closure_residual``,
+    ``meter_lee`` (``lab.meter``'s LEE of the fitted model along each kept generator, E|L_A f|^2 / d_out in the
+    data's units) and ``meter_lee_form`` (the same read off the symmetry form: the two agree to rounding),
     ``unrefined`` (with ``--closure``: the recipe's ``principal_angles`` and ``closure_residual`` before the
     refinement; null without it), ``true_dimension``, ``true_basis_rank``, ``max_angle_degrees``,
     ``connected_group``, ``task``, ``method``, ``tol``, ``device``, ``seconds``, ``status``."""
@@ -285,7 +298,8 @@ def summary(result: DiscoveryResult) -> dict:
             "output_generators": [b.tolist() for _, b in result.generators] if cfg.output_action() else [],
             "losses": result.losses, "next_loss": result.next_loss, "count_gap": count,
             "threshold": cfg.threshold, "found": found, "none_reason": reason,
-            "closure_residual": result.closure, "unrefined": result.unrefined or None, "true_dimension": len(task.truth()),
+            "closure_residual": result.closure, "meter_lee": result.meter.get("lee", []),
+            "meter_lee_form": result.meter.get("form", []), "unrefined": result.unrefined or None, "true_dimension": len(task.truth()),
             "true_basis_rank": result.truth_rank,
             "max_angle_degrees": (math.degrees(max(result.angles)) if result.angles else None),
             "connected_group": task.connected or None, "task": cfg.task, "method": cfg.method, "tol": cfg.tol,
