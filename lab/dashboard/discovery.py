@@ -149,9 +149,10 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         except (LabError, ValueError, TypeError):
             self._plan.object = ""
             return
-        learn = (f"{costs['generator_steps']:,} Adam steps for {cfg.generators} generators" if cfg.method == "gradient"
+        how = "L-BFGS iterations" if cfg.optimizer == "lbfgs" else "Adam steps"
+        learn = (f"{costs['generator_steps']:,} {how} for {cfg.generators} generators" if cfg.method == "gradient"
                  else f"the {cfg.generators} exact minimisers")
-        self._plan.object = (f"Start fits an MLP for {cfg.fit_steps:,} steps on {cfg.samples:,} samples, then learns "
+        self._plan.object = (f"Start fits an MLP for {cfg.fit_steps:,} {how} on {cfg.samples:,} samples, then learns "
                              f"{learn} in a space of {cfg.form_size():,} directions (a form of "
                              f"{costs['form_entries']:,} entries)")
 
