@@ -226,13 +226,6 @@ class GeneralizationBounds(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._draw(empty="drawn as each d finishes")
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ drawing
     def _reset_loss(self, key) -> None:
         """A fresh loss plot for ``key`` = (model, d) (None: before any)."""

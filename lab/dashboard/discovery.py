@@ -173,13 +173,6 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._draw_empty("drawn as the run goes")
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ drawing
     def _draw_empty(self, empty: str) -> None:
         self._generators_pane.object = generators_figure([], empty=empty)

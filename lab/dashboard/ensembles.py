@@ -230,13 +230,6 @@ class Ensembles(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._show_sizes()
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ drawing
     def _reset_live(self, sizes) -> None:
         """Fresh step plots for the sizes ``sizes`` (light to dark) and a fresh loss plot."""

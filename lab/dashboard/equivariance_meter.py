@@ -251,13 +251,6 @@ class EquivarianceMeter(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self.live.reset([job.config.preset_name()])
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]

@@ -222,13 +222,6 @@ class EquivariantModels(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._reset_plots(job.config)
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ messages (event loop)
     def _reset_plots(self, config: EMLPConfig) -> None:
         models, sizes = config.model_names, config.size_list

@@ -211,13 +211,6 @@ class RPPRegimes(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
         self._reset_plots(job.config, live=True)
         return self.runner.start(job)
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ drawing
     def _reset_plots(self, config: RPPConfig, live: bool = False, saved_note: str = "this run") -> None:
         """A fresh log and Figure 3.2 for ``config``'s task: its regime's panel kept for the run (``live``: it

@@ -579,14 +579,6 @@ class SharingDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
 
     _toggle_pause = toggle_pause
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        """Draw the messages that arrived; returns how many.  Periodic on the server, called in scripts/tests."""
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]

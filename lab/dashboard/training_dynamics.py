@@ -250,15 +250,6 @@ class TrainingDynamics(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
     def resume(self):
         self.runner.resume()
 
-    @guard("stopping the run")
-    def stop(self, wait: bool = True, timeout: float = 30.0):
-        """Ask the run to stop (it finishes its current mini-batch, saves the run and exits)."""
-        self.runner.stop(wait=wait, timeout=timeout)
-
-    def poll(self) -> int:
-        """Draw the messages that arrived; returns how many.  Periodic on the server, called in scripts/tests."""
-        return self.runner.poll()
-
     # ------------------------------------------------------------------ messages (event loop)
     def _on_message(self, msg: dict):
         kind = msg["kind"]

@@ -91,6 +91,15 @@ class WorkerPaneMixin:
         self._watch_load()
 
     # ------------------------------------------------------------------ a loaded run's settings back
+    @guard("stopping the run")
+    def stop(self, wait: bool = True, timeout: float = 30.0):
+        """Ask the run to stop (it finishes its current step, saves what it has and exits)."""
+        self.runner.stop(wait=wait, timeout=timeout)
+
+    def poll(self) -> int:
+        """Draw the messages that arrived; returns how many.  Periodic on the server, called in scripts/tests."""
+        return self.runner.poll()
+
     def _saved_config(self, config_cls, data, name: str):
         """``config_cls.from_dict(data)`` of a loaded run, or None with one inline line naming the run."""
         try:
