@@ -64,6 +64,19 @@ class FitSettings:
     optimizer: str = "lbfgs"
 
 
+def _lbfgs(params, steps: int, max_eval: int | None = None):
+    """L-BFGS with a strong-Wolfe line search, ``steps`` iterations; the tolerances are set below float64's noise so
+    that the iteration budget, not an early stop, decides (the fit, the gradient method and the closure step)."""
+    return torch.optim.LBFGS(params, lr=1.0, max_iter=steps,
+                             max_eval=int(steps * 1.25) + 1 if max_eval is None else max_eval, history_size=50,
+                             line_search_fn="strong_wolfe", tolerance_grad=1e-12, tolerance_change=1e-15)
+
+
+def _quotients(U, C, D):
+    """Each row of U's Rayleigh quotient u^T C u / u^T D u (torch; ``relative_losses`` is the numpy one)."""
+    return torch.einsum("im,mk,ik->i", U, C, U) / torch.einsum("im,mk,ik->i", U, D, U)
+
+
 def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), seed: int = 0, device="cpu",
         control=None, on_step=None):
     """``(model, scale, losses)``: an MLP fitted to Y / scale on X (float64), and its training losses (one per Adam
@@ -86,11 +99,8 @@ def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), see
     losses = []
     n = len(x)
     if settings.optimizer == "lbfgs":
-        # full batch, strong-Wolfe line search; the tolerances are set below float64's noise so that the iteration
-        # budget, not an early stop, decides the fit (the stop is reported by the losses' length)
-        opt = torch.optim.LBFGS(model.parameters(), lr=1.0, max_iter=settings.steps,
-                                max_eval=int(settings.steps * 1.25) + 1, history_size=50,
-                                line_search_fn="strong_wolfe", tolerance_grad=1e-12, tolerance_change=1e-15)
+        # full batch (the stop is reported by the losses' length)
+        opt = _lbfgs(model.parameters(), settings.steps)
 
         def closure():
             checkpoint(control)
@@ -265,7 +275,7 @@ def learn_gradient(C: np.ndarray, D: np.ndarray, k: int, steps: int = 500, lr: f
 
     def objective(V):
         U = V / V.norm(dim=1, keepdim=True)
-        sym = torch.einsum("im,mk,ik->i", U, Ct, U) / torch.einsum("im,mk,ik->i", U, Dt, U)
+        sym = _quotients(U, Ct, Dt)
         G = U @ U.T
         off = (G - torch.diag(torch.diag(G))) ** 2
         return sym.sum() + orth * off.sum() / 2 + sparse * U.abs().sum() / math.sqrt(m), U, sym
@@ -286,8 +296,7 @@ def learn_gradient(C: np.ndarray, D: np.ndarray, k: int, steps: int = 500, lr: f
             count[0] += 1
 
         if optimizer == "lbfgs":
-            opt = torch.optim.LBFGS([V], lr=1.0, max_iter=steps, max_eval=int(steps * 1.25) + 1, history_size=50,
-                                    line_search_fn="strong_wolfe", tolerance_grad=1e-12, tolerance_change=1e-15)
+            opt = _lbfgs([V], steps)
 
             def closure():
                 checkpoint(control)
@@ -358,13 +367,12 @@ def refine_closure(C: np.ndarray, D: np.ndarray, V: np.ndarray, d_in: int, d_out
     def objective():
         Q, _ = torch.linalg.qr(W.T)
         U = Q.T
-        sym = torch.einsum("im,mk,ik->i", U, Ct, U) / torch.einsum("im,mk,ik->i", U, Dt, U)
+        sym = _quotients(U, Ct, Dt)
         br = brackets(U)
         res = br - (br @ Q) @ Q.T
         return sym.sum() + weight * (res ** 2).sum() / 2
 
-    opt = torch.optim.LBFGS([W], lr=1.0, max_iter=steps, history_size=50, line_search_fn="strong_wolfe",
-                            tolerance_grad=1e-12, tolerance_change=1e-15)
+    opt = _lbfgs([W], steps, max_eval=steps * 5 // 4)
 
     def closure():
         checkpoint(control)

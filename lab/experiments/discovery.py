@@ -222,9 +222,7 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
 
             pts = torch.as_tensor(X[:2000], dtype=torch.float64, device=device)
             lee = generator_lee(model, pts, vin, vout, G)
-            vecs = np.stack([np.concatenate([a.ravel(), b.ravel()]) if oa else a.ravel()
-                             for a, b in result.generators])
-            form = np.einsum("im,mk,ik->i", vecs, C, vecs) / task.d_out
+            form = np.einsum("im,mk,ik->i", kept, C, kept) / task.d_out  # kept: the generators' vectors
             result.meter = {"lee": [v * scale ** 2 for v in lee], "form": (form * scale ** 2).tolist()}
             result.basis = {"rank": tb.rank, "gap": tb.gap, "singular_values": tb.singular_values.tolist()}
         if len(truth):
