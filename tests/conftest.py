@@ -18,6 +18,15 @@ def _isolated_results(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Matplotlib figures a test drew are closed after it (pyplot keeps every figure open until closed)."""
+    yield
+    import sys
+    if "matplotlib.pyplot" in sys.modules:  # never import pyplot for a test that did not draw
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -113,27 +113,33 @@ def _live(page, plot: str, group: str) -> dict:
     }}""")
 
 
-def _stream_polls(page, plot: str, group: str, status_css: str, until, what: str, polls: int = 2, check=None):
+def _stream_polls(page, plot: str, group: str, status_css: str, until, what: str, polls: int = 2, check=None,
+                  also=()):
     """Poll a live plot while its run trains until ``until(status text)``; then the streaming contract: the curve
     got new points over at least ``polls`` polls, points only ever arrived, and one Bokeh figure held them all
-    (streamed, never rebuilt).  ``check(status text)`` runs at every poll.  Returns the finished curve."""
-    seen = []  # (figure id, points of the curve) while the run trains
+    (streamed, never rebuilt).  ``also``: more (plot, group) pairs of the same run held to the same contract.
+    ``check(status text)`` runs at every poll.  Returns the first plot's finished curve."""
+    watched = [(plot, group), *also]
+    seen = {p: [] for p in watched}  # (figure id, points of the curve) while the run trains
 
     def polled():
         text = _shown_text(page, status_css)
         if check is not None:
             check(text)
-        live = _live(page, plot, group)
-        if live is not None and "training" in text and live["x"]:
-            seen.append((live["id"], len(live["x"])))
-        return until(text, seen)
+        for p, g in watched:
+            live = _live(page, p, g)
+            if live is not None and "training" in text and live["x"]:
+                seen[p, g].append((live["id"], len(live["x"])))
+        return until(text, seen[plot, group])
 
     wait_until(polled, what, page)
-    assert len({n for _, n in seen}) >= polls, f"the {plot} plot got new points over too few polls: {seen}"
-    assert sorted(n for _, n in seen) == [n for _, n in seen]  # points only ever arrive
-    final = _live(page, plot, group)
-    assert {i for i, _ in seen} == {final["id"]}  # one Bokeh figure all along: streamed, not rebuilt
-    return final
+    finals = {}
+    for (p, g), got in seen.items():
+        assert len({n for _, n in got}) >= polls, f"the {p} plot got new points over too few polls: {got}"
+        assert sorted(n for _, n in got) == [n for _, n in got]  # points only ever arrive
+        finals[p, g] = _live(page, p, g)
+        assert {i for i, _ in got} == {finals[p, g]["id"]}  # one Bokeh figure all along: streamed, not rebuilt
+    return finals[plot, group]
 
 
 def _large_saved_run(root, runs=20, steps=2500, seed=7):
@@ -251,8 +257,9 @@ def test_closing_the_page_stops_its_training_thread(tmp_path, monkeypatch):
 
 
 def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
-    """The default conv run streams into the penalties plot (new points over successive polls, one Bokeh figure
-    all along), ends with partition distance 0 and its curve holding the first and last step."""
+    """The default conv run ends with partition distance 0, its penalties curve holding the first and last step.
+    (It learns for about a second: too brief to watch stream on a loaded machine, so the streaming contract of both
+    curve plots is checked on the 4 000-step Gaussian run below; conv drifts off distance 0 when run longer.)"""
     require_chromium()
     from playwright.sync_api import expect
 
@@ -264,10 +271,10 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
             page.get_by_text("Sharing discovery").click()
             page.locator(".shr-start button").click()
             status = page.locator(".shr-status")
-            final = _stream_polls(page, "shr-penalties", "partition_distance", ".shr-status",
-                                  until=lambda text, seen: "final partition distance" in text,
-                                  what="the sharing run to stream its curves and end")
+            wait_until(lambda: "final partition distance" in _shown_text(page, ".shr-status"),
+                       "the sharing run to end", page)
             expect(status).to_contain_text("final partition distance 0")
+            final = _live(page, "shr-penalties", "partition_distance")
             assert final["x"][0] == 0.0 and final["x"][-1] == 1000.0 and final["y"][-1] == 0.0
             expect(page.locator(".shr-reading")).to_contain_text("partition distance 0")  # beside the pictures
             expect(page.locator(".shr-weights canvas").first).to_be_visible()
@@ -277,7 +284,8 @@ def test_sharing_discovery_in_chromium(tmp_path, monkeypatch):
 
 
 def test_sharing_discovery_loss_curve_streams_and_its_run_loads_in_chromium(tmp_path, monkeypatch):
-    """A Gaussian run streams into the loss plot (new points over successive polls, one Bokeh figure all along,
+    """A Gaussian run streams into the loss and penalties plots (new points over successive polls, one Bokeh figure
+    each all along,
     the status line saying the step once) and ends holding every recorded step, the newest kept; the saved run
     then loads on the pane's job and its loss curve is the saved history's."""
     require_chromium()
@@ -302,6 +310,7 @@ def test_sharing_discovery_loss_curve_streams_and_its_run_loads_in_chromium(tmp_
                 assert text.count("step ") <= 1, text  # the step is never said twice
 
             final = _stream_polls(page, "shr-losses", "upper", ".shr-status", check=said_once,
+                                  also=[("shr-penalties", "partition_distance")],
                                   until=lambda text, seen: "final partition distance" in text,
                                   what="the Gaussian run to stream its loss curve and end")
             assert _shown_text(page, ".shr-status").count("step 4000") == 1
