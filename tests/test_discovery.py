@@ -154,6 +154,64 @@ def test_the_engines_truth_for_o5_has_so5s_basis():
     assert len(A) == 10 and tolerant_basis(vin >> vin, tol=1e-8).rank == 4  # Hom_SO(5)(2V, 2V): 2 x 2 blocks
 
 
+class _TrueInertia:
+    """The inertia function itself as a torch module (a parameter only so that ``symmetry_form`` finds the device)."""
+
+    def __new__(cls):
+        import torch
+
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+
+            def forward(self, X):
+                one = X.ndim == 1
+                X = X[None] if one else X
+                m, r = X[:, :5], X[:, 5:].reshape(-1, 5, 3)
+                eye = torch.eye(3, dtype=X.dtype)
+                r2 = (r ** 2).sum(-1)
+                out = (m[..., None, None] * (r2[..., None, None] * eye - r[..., :, None] * r[..., None, :])).sum(1)
+                out = out.reshape(-1, 9)
+                return out[0] if one else out
+
+        return M()
+
+
+def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
+    """The inertia task's truth (gl(3) on the positions, five mass-position trades) against independent facts: each
+    generator's flow leaves I equivariant (central differences of the target itself), the 14 close under the bracket
+    with the engine's so(3) inside their span, and 14 is the dimension of the true function's exact symmetries --
+    the null space of its symmetry form, less the generators acting only outside the outputs' (symmetric) span."""
+    from lab.discovery.learn import output_range, quotient
+    from lab.emlp.tasks import get_task as emlp_task, inertia_target
+
+    t = get_task("inertia")
+    pairs = t.truth()
+    X, Y = t.make(400, 3)
+    e = 1e-6
+    for A, B in pairs:
+        d = (inertia_target(X + e * X @ A.T) - inertia_target(X - e * X @ A.T)) / (2 * e)
+        assert np.abs(d - Y @ B.T).max() < 1e-6 * np.abs(Y).max()
+    assert structure_constants([np.block([[A, np.zeros((20, 9))], [np.zeros((9, 20)), B]])
+                                for A, B in pairs])[1] < 1e-10
+    P = output_range(Y)
+    assert round(np.trace(P)) == 6  # symmetric 3 x 3 matrices
+    T = quotient(truth_vectors(pairs, True), 20, 9, P)
+    assert np.linalg.matrix_rank(T) == 14
+    rin, rout = emlp_task("inertia").reps("SO(3)")  # the thesis's posing of the task, through the engine
+    so3 = [(np.asarray(rin.drho(L), dtype=float), np.asarray(rout.drho(L), dtype=float)) for L in rin.group.lie]
+    assert principal_angles(quotient(truth_vectors(so3, True), 20, 9, P), T).max() < 1e-8
+    C, D = symmetry_form(_TrueInertia(), X, output_action=True)
+    w, V = np.linalg.eigh(C)
+    null = V[:, w < 1e-10 * w.max()]  # exact symmetries of the function (and of its trivial output directions)
+    assert np.linalg.matrix_rank(quotient(null.T, 20, 9, P), tol=1e-6) == 14
+    # a generator acting only outside the outputs' span is invisible to the quotient
+    trivial = np.zeros((1, 481))
+    trivial[0, 400:] = np.outer(np.ones(9), np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 0.0]]).ravel()).ravel()
+    assert np.abs(quotient(trivial, 20, 9, P)).max() < 1e-12
+
+
 def test_the_family_lists_agree_with_the_science():
     from lab.discovery.learn import METHODS as M
     from lab.discovery.tasks import DISCOVERY, TASKS as T

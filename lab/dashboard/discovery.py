@@ -37,11 +37,11 @@ from .layout import SidebarPane, titled
 from .runner import WORKER_THREADS
 from .worker_pane import WorkerPaneMixin
 
-#: the config fields the pane shows; the others (hidden, seed) keep the family's defaults (a loaded run's other
-#: values are named in its status line)
-CONFIG_NAMES = ["task", "method", "generators", "threshold", "tol", "samples", "fit_steps", "steps", "restarts",
-                "device"]
-HIDDEN_NAMES = ("hidden", "seed")
+#: the config fields the pane shows; the other (seed) keeps the family's default (a loaded run's other value is
+#: named in its status line)
+CONFIG_NAMES = ["task", "method", "generators", "threshold", "tol", "closure", "samples", "fit_steps", "hidden",
+                "optimizer", "steps", "restarts", "device"]
+HIDDEN_NAMES = ("seed",)
 #: the settings of the gradient method only
 GRADIENT_ONLY = ("steps", "restarts")
 #: seconds between two redraws of the snapshot figures while a run streams
@@ -98,9 +98,14 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
                    pn.widgets.FloatInput.from_param(p.threshold, label="Threshold", width=90,
                                                     css_classes=["disc-threshold"]),
                    pn.widgets.FloatInput.from_param(p.tol, label="Solve tol", width=90, css_classes=["disc-tol"])),
+            pn.widgets.FloatInput.from_param(p.closure, label="Closure weight (the lab's; 0: off)", width=200,
+                                             css_classes=["disc-closure"]),
             pn.Row(pn.widgets.IntInput.from_param(p.samples, label="Samples", width=90, css_classes=["disc-samples"]),
-                   pn.widgets.IntInput.from_param(p.fit_steps, label="MLP fit steps", width=120,
-                                                  css_classes=["disc-fit-steps"])),
+                   pn.widgets.IntInput.from_param(p.fit_steps, label="MLP fit steps", width=100,
+                                                  css_classes=["disc-fit-steps"]),
+                   pn.widgets.IntInput.from_param(p.hidden, label="MLP width", width=80, css_classes=["disc-hidden"])),
+            titled(pn.widgets.RadioButtonGroup.from_param(p.optimizer, css_classes=["disc-optimizer"]),
+                   "Optimizer (the fit, and the gradient method)"),
             self._gradient_w,
             pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),

@@ -36,23 +36,27 @@ def principal_angles(learned: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 
 def structure_constants(gens: list[np.ndarray]) -> tuple[np.ndarray, float]:
-    """``(c, residual)``: c[i, j, k] with [L_i, L_j] ~ sum_k c_ijk L_k, and the largest relative residual of that
-    fit (0: the learned span closes under the bracket)."""
+    """``(c, residual)``: c[i, j, k] with [L_i, L_j] ~ sum_k c_ijk L_k, and the relative residual of that fit over all
+    the brackets together, |outside parts| / |brackets| (Frobenius over every pair; 0: the learned span closes under
+    the bracket).  Pooled, not the worst pair's: a pair that should commute (inertia's mass-position trades with
+    anything) has a bracket of pure noise, entirely "outside", which would read as 1 however closed the rest is."""
     k = len(gens)
     if k == 0:
         return np.zeros((0, 0, 0)), 0.0
     basis = np.stack([g.ravel() for g in gens], 1)
     c = np.zeros((k, k, k))
-    worst = 0.0
+    outside = total = 0.0
     for i in range(k):
         for j in range(i + 1, k):
             br = gens[i] @ gens[j] - gens[j] @ gens[i]
             coef, *_ = np.linalg.lstsq(basis, br.ravel(), rcond=None)
             c[i, j], c[j, i] = coef, -coef
-            norm = np.linalg.norm(br)
-            if norm > 1e-12:
-                worst = max(worst, float(np.linalg.norm(basis @ coef - br.ravel()) / norm))
-    return c, worst
+            outside += float(np.sum((basis @ coef - br.ravel()) ** 2))
+            total += float(np.sum(br ** 2))
+    scale = sum(float(np.sum(g ** 2)) for g in gens) / k  # a generator's squared size
+    if total <= 1e-24 * scale ** 2:  # an abelian span: every bracket vanishes
+        return c, 0.0
+    return c, float(np.sqrt(outside / total))
 
 
 class LearnedGroup(Group):

@@ -394,6 +394,25 @@ def split(v: np.ndarray, d_in: int, d_out: int, output_action: bool) -> tuple[np
     return A, B
 
 
+def output_range(Y: np.ndarray, rel: float = 1e-9) -> np.ndarray:
+    """The orthogonal projector (d_out x d_out) onto the span of the outputs' values Y (n, d_out): singular values
+    above ``rel`` x the largest.  The inertia task's outputs are symmetric matrices: a 6-dimensional span of R^9."""
+    _, s, Vt = np.linalg.svd(np.asarray(Y, dtype=np.float64), full_matrices=False)
+    R = Vt[s > rel * s.max()]
+    return R.T @ R
+
+
+def quotient(V: np.ndarray, d_in: int, d_out: int, P: np.ndarray | None) -> np.ndarray:
+    """V's rows (vec A, vec B) with B restricted to the outputs' span: (A, B P).  A generator (0, B) with B P = 0 acts
+    only on values the function never takes: the data cannot see it, so a learned B there is arbitrary, and angles to
+    the truth are measured modulo such generators (the quotient).  ``P`` None (no output action): V unchanged."""
+    V = np.atleast_2d(V)
+    if P is None or not V.size:
+        return V
+    B = V[:, d_in * d_in:].reshape(len(V), d_out, d_out) @ P
+    return np.concatenate([V[:, :d_in * d_in], B.reshape(len(V), -1)], 1)
+
+
 def truth_vectors(pairs, output_action: bool) -> np.ndarray:
     """The true algebra's (A, B) pairs as rows v = (vec A, vec B)."""
     if not pairs:

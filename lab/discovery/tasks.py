@@ -8,11 +8,19 @@ language (``rep.drho`` of the group's Lie-algebra basis), or none.
 name                function                                    truth             connected group, dim
 ==================  =========================================  ===============  ==================================
 ``o5``              the thesis's O(5)-invariant 2V -> Scalar    so(5) on 2 V      SO(5), 10
-``inertia``         moment of inertia 5 Scalar + 5 V -> T(2)    so(3)             SO(3), 3
+``inertia``         moment of inertia 5 Scalar + 5 V -> T(2)    gl(3) + 5 trades  GL(3) x (R+)^5, 14
 ``lorentz``         e-mu scattering 4 V -> Scalar               so(1,3)           SO+(1,3), 6
 ``rotated-plane``   g(x^T M x), M = S^T S, S a fixed shear      S^-1 J S          SO(2) in S's basis, 1
 ``none``            a generic function of R^4 (no symmetry)     none              --
 ==================  =========================================  ===============  ==================================
+
+The inertia function's symmetry is larger than the O(3) it is posed with (thesis 2.7), and its truth here is the whole
+algebra, derived below and checked in the tests against the null space of the true function's symmetry form: I is
+linear in the second moment S = sum_i m_i x_i x_i^T (I = tr(S) Id - S, so S = tr(I)/2 Id - I), and S -> M S M^T
+under *any* M in GL(3) acting on every position; and each point's m_i -> lambda m_i, x_i -> x_i / sqrt(lambda) leaves
+its term unchanged.  So gl(3) (9, rotations among them) and five mass-position trades: 14 generators.  Their action on
+the output is taken on the symmetric matrices only, where I lives: a generator's B on the antisymmetric part never
+acts on the function's values and cannot be learned from them.
 """
 from __future__ import annotations
 
@@ -64,6 +72,38 @@ def _emlp_make(name: str):
     return make
 
 
+def _sym_projector() -> np.ndarray:
+    """The orthogonal projector onto symmetric 3 x 3 matrices, on row-major vec (9 x 9)."""
+    T = np.eye(9).reshape(3, 3, 3, 3).transpose(1, 0, 2, 3).reshape(9, 9)  # vec(E) -> vec(E^T)
+    return (np.eye(9) + T) / 2
+
+
+def _inertia_truth(k: int = 5):
+    """The inertia function's symmetry algebra (module docstring): gl(3) on every position with its action on I, then
+    the k mass-position trades; (A, B) pairs on (m_1..m_k, x_1..x_k) -> row-major I."""
+    P, eye = _sym_projector(), np.eye(3)
+    pairs = []
+    for a in range(3):
+        for b in range(3):
+            M = np.zeros((3, 3))
+            M[a, b] = 1.0
+            A = np.zeros((4 * k, 4 * k))
+            A[k:, k:] = np.kron(np.eye(k), M)
+            B = np.zeros((9, 9))
+            for j in range(9):  # B's column j: the change of I = E_j through S (dS = M S + S M^T)
+                E = np.eye(9)[j].reshape(3, 3)
+                S = np.trace(E) / 2 * eye - E
+                dS = M @ S + S @ M.T
+                B[:, j] = (np.trace(dS) * eye - dS).ravel()
+            pairs.append((A, B @ P))
+    for i in range(k):
+        A = np.zeros((4 * k, 4 * k))
+        A[i, i] = 1.0
+        A[k + 3 * i:k + 3 * i + 3, k + 3 * i:k + 3 * i + 3] = -0.5 * eye
+        pairs.append((A, np.zeros((9, 9))))
+    return pairs
+
+
 def _plane_make(n, seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, 2))
@@ -89,8 +129,9 @@ def _none_make(n, seed):
 DISCOVERY = {
     "o5": DiscoveryTask("o5", 10, 1, _emlp_make("o5"), _engine_truth("o5", "SO(5)"), "SO(5)",
                         "O(5)-invariant sin|x1| - |x2|^3/2 + x1.x2/(|x1||x2|) (thesis 2.7)"),
-    "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _engine_truth("inertia", "SO(3)"), "SO(3)",
-                             "O(3)-equivariant moment of inertia of 5 point masses (thesis 2.7)"),
+    "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _inertia_truth, "GL(3) x (R+)^5",
+                             "moment of inertia of 5 point masses (thesis 2.7: posed with O(3)), symmetric under GL(3) "
+                             "on the positions and each mass traded against its position's scale"),
     "lorentz": DiscoveryTask("lorentz", 16, 1, _emlp_make("scattering"), _engine_truth("scattering", "SO13p()"),
                              "SO+(1,3)", "Lorentz-invariant e-mu scattering (thesis 2.7)"),
     "rotated-plane": DiscoveryTask("rotated-plane", 2, 1, _plane_make, _plane_truth, "SO(2) in a sheared basis",
