@@ -146,8 +146,10 @@ def singular_figure(values, tol: float, gap: dict | None = None, rank: int | Non
                             formatters={"@value": "printf"}))
     fig.add_layout(Span(location=tol, dimension="width", line_color=REFERENCE_COLOUR, line_dash="dashed",
                         line_width=1.5, name="disc-cut"))
-    fig.add_layout(Label(x=4, y=tol, x_units="screen", y_units="data", y_offset=2, text=f"cut at tol {tol:g}",
-                         text_font_size="8pt", text_color=REFERENCE_COLOUR, name="disc-cut-label"))
+    # under the line (the cut values, above it, sit at 1 on the left where a label above would cover them)
+    fig.add_layout(Label(x=4, y=tol, x_units="screen", y_units="data", y_offset=-3, text=f"cut at tol {tol:g}",
+                         text_baseline="top", text_font_size="8pt", text_color=REFERENCE_COLOUR,
+                         name="disc-cut-label"))
     readable_log_axis(fig.yaxis)
     fig.yaxis.axis_label = "σ / σ₁"
     if len(idx) <= 20:
