@@ -212,6 +212,55 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     assert np.abs(quotient(trivial, 20, 9, P)).max() < 1e-12
 
 
+def test_lorentzs_truth_is_so13_and_the_trade_between_the_lepton_pairs():
+    """so(1,3) (the engine's) and one dilation: the amplitude is unchanged along each (central differences of the
+    target), and 7 is the dimension of the true function's exact symmetries (its form's null space, the function
+    written in torch from the thesis's formula and checked against the target)."""
+    import torch
+
+    from lab.emlp.tasks import scattering_target
+
+    t = get_task("lorentz")
+    pairs = t.truth()
+    X, Y = t.make(600, 2)
+    e = 1e-6
+    for A, _ in pairs:
+        d = (scattering_target(X + e * X @ A.T) - scattering_target(X - e * X @ A.T)) / (2 * e)
+        assert np.abs(d).max() < 1e-7 * np.abs(Y).max()
+    T = truth_vectors(pairs, False)
+    assert np.linalg.matrix_rank(T) == 7
+
+    eta = torch.diag(torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64))
+
+    class Amplitude(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+
+        def forward(self, X):
+            one = X.ndim == 1
+            P = (X[None] if one else X).reshape(-1, 4, 4)
+            q, p, qt, pt = P[:, 0], P[:, 1], P[:, 2], P[:, 3]
+
+            def dot(a, b):
+                return a[:, 0] * b[:, 0] - (a[:, 1:] * b[:, 1:]).sum(-1)
+
+            def tensor(a, b):
+                o = a[:, :, None] * b[:, None, :]
+                return o + o.transpose(1, 2) - (dot(a, b) - dot(a, a))[:, None, None] * eta
+
+            y = 4 * torch.einsum("nab,ac,bd,ncd->n", tensor(p, pt), eta, eta, tensor(q, qt))[:, None]
+            return y[0] if one else y
+
+    f = Amplitude()
+    with torch.no_grad():
+        assert np.allclose(f(torch.as_tensor(X)).numpy(), Y, rtol=1e-10, atol=1e-12 * np.abs(Y).max())
+    C, _ = symmetry_form(f, X, output_action=False)
+    w, V = np.linalg.eigh(C)
+    null = V[:, w < 1e-10 * w.max()].T
+    assert len(null) == 7 and principal_angles(null, T).max() < 1e-6
+
+
 def test_the_family_lists_agree_with_the_science():
     from lab.discovery.learn import METHODS as M
     from lab.discovery.tasks import DISCOVERY, TASKS as T

@@ -1,8 +1,9 @@
 """Discovering continuous symmetries from data (issue 33): learned Lie-algebra generators handed to the engine.
 
-* ``tasks`` -- tasks with known answers: O(5), inertia (gl(3) and five mass-position trades: 14), Lorentz
-  (SO+(1,3)), a rotation in a sheared basis, and a function with no symmetry; the truth from the engine's rep
-  language (inertia's derived in ``tasks``);
+* ``tasks`` -- tasks with known answers: O(5), inertia (gl(3) and five mass-position trades: 14), Lorentz (so(1,3)
+  and a trade between the lepton pairs: 7), a rotation in a sheared basis, and a function with no symmetry; the
+  truth from the engine's rep language, and where the function has more symmetry than it is posed with, derived in
+  ``tasks``;
 * ``learn`` -- a fitted model's Lie derivative as a quadratic form in the generators; the gradient method (normalised,
   orthogonal, sparse, restarts) and the exact spectral one;
 * ``algebra`` -- principal angles to the truth, structure constants and closure, the learned group with its stated

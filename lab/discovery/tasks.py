@@ -9,7 +9,7 @@ name                function                                    truth           
 ==================  =========================================  ===============  ==================================
 ``o5``              the thesis's O(5)-invariant 2V -> Scalar    so(5) on 2 V      SO(5), 10
 ``inertia``         moment of inertia 5 Scalar + 5 V -> T(2)    gl(3) + 5 trades  GL(3) x (R+)^5, 14
-``lorentz``         e-mu scattering 4 V -> Scalar               so(1,3)           SO+(1,3), 6
+``lorentz``         e-mu scattering 4 V -> Scalar               so(1,3) + trade   SO+(1,3) x R+, 7
 ``rotated-plane``   g(x^T M x), M = S^T S, S a fixed shear      S^-1 J S          SO(2) in S's basis, 1
 ``none``            a generic function of R^4 (no symmetry)     none              --
 ==================  =========================================  ===============  ==================================
@@ -21,6 +21,10 @@ under *any* M in GL(3) acting on every position; and each point's m_i -> lambda 
 its term unchanged.  So gl(3) (9, rotations among them) and five mass-position trades: 14 generators.  Their action on
 the output is taken on the symmetric matrices only, where I lives: a generator's B on the antisymmetric part never
 acts on the function's values and cannot be learned from them.
+
+Likewise the scattering amplitude: each lepton tensor is homogeneous of degree two in its own pair of momenta (every
+term, the mass term p.p included), so scaling (p, p~) by lambda and (q, q~) by 1 / lambda leaves it unchanged -- one
+dilation beside so(1,3)'s six.
 """
 from __future__ import annotations
 
@@ -104,6 +108,13 @@ def _inertia_truth(k: int = 5):
     return pairs
 
 
+def _lorentz_truth():
+    """so(1,3) on the four momenta (the engine's) and the trade between the two lepton pairs' scales (docstring)."""
+    pairs = _engine_truth("scattering", "SO13p()")()
+    A = np.kron(np.diag([-1.0, 1.0, -1.0, 1.0]), np.eye(4))  # X = (q, p, q~, p~): p's pair up, q's down
+    return pairs + [(A, np.zeros((1, 1)))]
+
+
 def _plane_make(n, seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, 2))
@@ -132,8 +143,9 @@ DISCOVERY = {
     "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _inertia_truth, "GL(3) x (R+)^5",
                              "moment of inertia of 5 point masses (thesis 2.7: posed with O(3)), symmetric under GL(3) "
                              "on the positions and each mass traded against its position's scale"),
-    "lorentz": DiscoveryTask("lorentz", 16, 1, _emlp_make("scattering"), _engine_truth("scattering", "SO13p()"),
-                             "SO+(1,3)", "Lorentz-invariant e-mu scattering (thesis 2.7)"),
+    "lorentz": DiscoveryTask("lorentz", 16, 1, _emlp_make("scattering"), _lorentz_truth, "SO+(1,3) x R+",
+                             "Lorentz-invariant e-mu scattering (thesis 2.7), also invariant when one lepton pair's "
+                             "momenta grow as the other's shrink"),
     "rotated-plane": DiscoveryTask("rotated-plane", 2, 1, _plane_make, _plane_truth, "SO(2) in a sheared basis",
                                    "g(x^T M x) with M = S^T S: invariant under S^-1 SO(2) S"),
     "none": DiscoveryTask("none", 4, 1, _none_make, lambda: [], "", "a generic function of R^4: no symmetry"),
