@@ -154,28 +154,30 @@ def test_the_engines_truth_for_o5_has_so5s_basis():
     assert len(A) == 10 and tolerant_basis(vin >> vin, tol=1e-8).rank == 4  # Hom_SO(5)(2V, 2V): 2 x 2 blocks
 
 
-class _TrueInertia:
-    """The inertia function itself as a torch module (a parameter only so that ``symmetry_form`` finds the device)."""
+def _module(fn):
+    """A torch function of x (one point or a batch) as a module ``symmetry_form`` can take (a parameter only so that
+    it finds the device)."""
+    import torch
 
-    def __new__(cls):
-        import torch
+    class Function(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
 
-        class M(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+        def forward(self, X):
+            return fn(X[None])[0] if X.ndim == 1 else fn(X)
 
-            def forward(self, X):
-                one = X.ndim == 1
-                X = X[None] if one else X
-                m, r = X[:, :5], X[:, 5:].reshape(-1, 5, 3)
-                eye = torch.eye(3, dtype=X.dtype)
-                r2 = (r ** 2).sum(-1)
-                out = (m[..., None, None] * (r2[..., None, None] * eye - r[..., :, None] * r[..., None, :])).sum(1)
-                out = out.reshape(-1, 9)
-                return out[0] if one else out
+    return Function()
 
-        return M()
+
+def _true_inertia(X):
+    """The inertia function itself, in torch (5 masses, then 5 positions) -> row-major I."""
+    import torch
+
+    m, r = X[:, :5], X[:, 5:].reshape(-1, 5, 3)
+    eye = torch.eye(3, dtype=X.dtype)
+    r2 = (r ** 2).sum(-1)
+    return (m[..., None, None] * (r2[..., None, None] * eye - r[..., :, None] * r[..., None, :])).sum(1).reshape(-1, 9)
 
 
 def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
@@ -202,7 +204,7 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     rin, rout = emlp_task("inertia").reps("SO(3)")  # the thesis's posing of the task, through the engine
     so3 = [(np.asarray(rin.drho(L), dtype=float), np.asarray(rout.drho(L), dtype=float)) for L in rin.group.lie]
     assert principal_angles(quotient(truth_vectors(so3, True), 20, 9, P), T).max() < 1e-8
-    C, D = symmetry_form(_TrueInertia(), X, output_action=True)
+    C, D = symmetry_form(_module(_true_inertia), X, output_action=True)
     w, V = np.linalg.eigh(C)
     null = V[:, w < 1e-10 * w.max()]  # exact symmetries of the function (and of its trivial output directions)
     assert np.linalg.matrix_rank(quotient(null.T, 20, 9, P), tol=1e-6) == 14
@@ -232,27 +234,20 @@ def test_lorentzs_truth_is_so13_and_the_trade_between_the_lepton_pairs():
 
     eta = torch.diag(torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64))
 
-    class Amplitude(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+    def amplitude(X):
+        P = X.reshape(-1, 4, 4)
+        q, p, qt, pt = P[:, 0], P[:, 1], P[:, 2], P[:, 3]
 
-        def forward(self, X):
-            one = X.ndim == 1
-            P = (X[None] if one else X).reshape(-1, 4, 4)
-            q, p, qt, pt = P[:, 0], P[:, 1], P[:, 2], P[:, 3]
+        def dot(a, b):
+            return a[:, 0] * b[:, 0] - (a[:, 1:] * b[:, 1:]).sum(-1)
 
-            def dot(a, b):
-                return a[:, 0] * b[:, 0] - (a[:, 1:] * b[:, 1:]).sum(-1)
+        def tensor(a, b):
+            o = a[:, :, None] * b[:, None, :]
+            return o + o.transpose(1, 2) - (dot(a, b) - dot(a, a))[:, None, None] * eta
 
-            def tensor(a, b):
-                o = a[:, :, None] * b[:, None, :]
-                return o + o.transpose(1, 2) - (dot(a, b) - dot(a, a))[:, None, None] * eta
+        return 4 * torch.einsum("nab,ac,bd,ncd->n", tensor(p, pt), eta, eta, tensor(q, qt))[:, None]
 
-            y = 4 * torch.einsum("nab,ac,bd,ncd->n", tensor(p, pt), eta, eta, tensor(q, qt))[:, None]
-            return y[0] if one else y
-
-    f = Amplitude()
+    f = _module(amplitude)
     with torch.no_grad():
         assert np.allclose(f(torch.as_tensor(X)).numpy(), Y, rtol=1e-10, atol=1e-12 * np.abs(Y).max())
     C, _ = symmetry_form(f, X, output_action=False)
