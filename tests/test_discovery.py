@@ -18,7 +18,7 @@ FAST = FitSettings(hidden=64, layers=3, steps=800)
 @pytest.fixture(scope="module")
 def plane():
     t = get_task("rotated-plane")
-    X, Y = t.make(1000, 0)
+    X, Y = t.make(2000, 0)  # the family's default (at 1 000 the angle varied with the seed from 0.3 to 6.7 degrees)
     model, _, _ = fit(X, Y, FAST)
     return t, symmetry_form(model, X, output_action=False)
 
@@ -141,10 +141,11 @@ def test_a_learned_group_is_solved_with_its_tolerance_and_gives_the_connected_gr
     assert tb.gap["ratio"] > 10  # the cut falls in a wide gap
     # the engine's own solver takes the group with its stated tolerance (dense)
     assert (vin >> vin).solve(cache=False).rank == so2
-    # exact generators (the truth itself): the same rank, the cut in an even wider gap
+    # exact generators (the truth itself): the same rank, also in a wide gap (any one generator A commutes with I
+    # and with A, so both kernels are exactly two-dimensional: the two gaps are rounding over rounding, not ordered)
     _, exact_v, _ = learned_group([t.truth()[0][0]], None, tol=1e-6)
     exact = tolerant_basis(exact_v >> exact_v, tol=1e-6)
-    assert exact.rank == 2 and exact.gap["ratio"] > tb.gap["ratio"]
+    assert exact.rank == 2 and exact.gap["ratio"] > 10
 
 
 def test_the_engines_truth_for_o5_has_so5s_basis():
@@ -191,7 +192,7 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     with the engine's so(3) inside their span, and 14 is the dimension of the true function's exact symmetries --
     the null space of its symmetry form, less the generators acting only outside the outputs' (symmetric) span."""
     from lab.discovery.learn import output_range, quotient
-    from lab.emlp.tasks import get_task as emlp_task, inertia_target
+    from lab.emlp.tasks import inertia_target
 
     t = get_task("inertia")
     pairs = t.truth()
@@ -204,8 +205,8 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     assert round(np.trace(P)) == 6  # symmetric 3 x 3 matrices
     T = quotient(truth_vectors(pairs, True), 20, 9, P)
     assert np.linalg.matrix_rank(T) == 14
-    rin, rout = emlp_task("inertia").reps("SO(3)")  # the thesis's posing of the task, through the engine
-    so3 = [(np.asarray(rin.drho(L), dtype=float), np.asarray(rout.drho(L), dtype=float)) for L in rin.group.lie]
+    so3 = t.posed_truth()  # the thesis's posing of the task (SO(3)), through the engine
+    assert t.posed == "SO(3)" and len(so3) == 3
     assert principal_angles(quotient(truth_vectors(so3, True), 20, 9, P), T).max() < 1e-8
     C, D = symmetry_form(_module(_true_inertia), X, output_action=True)
     w, V = np.linalg.eigh(C)
@@ -232,6 +233,7 @@ def test_lorentzs_truth_is_so13_and_the_trade_between_the_lepton_pairs():
         assert np.abs(_along(scattering_target, X, A)).max() < 1e-7 * np.abs(Y).max()
     T = truth_vectors(pairs, False)
     assert np.linalg.matrix_rank(T) == 7
+    assert t.posed == "SO+(1,3)" and principal_angles(truth_vectors(t.posed_truth(), False), T).max() < 1e-8
 
     eta = torch.diag(torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64))
 
@@ -293,6 +295,7 @@ def test_discover_lie_json_contract_and_none(capsys, tmp_path, monkeypatch):
     assert {"generators", "principal_angles", "structure_constants", "basis_rank", "singular_gap", "test_mse"} <= set(s)
     assert len(s["generators"]) == 1 and np.degrees(max(s["principal_angles"])) < 5
     assert s["basis_rank"] == s["true_basis_rank"] == 2 and set(s["test_mse"]) == {"mlp", "emlp_true", "emlp_learned"}
+    assert s["posed_group"] is None and s["posed_group_angles"] == []  # the plane is posed with its whole symmetry
     code, out, err = _main(capsys, "--task", "none", "--json", "--method", "spectral")
     s = json.loads(out)
     assert s["generators"] == [] and s["found"] == 0 and "threshold" in s["none_reason"]

@@ -122,3 +122,17 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     assert not any(tmp_path.iterdir())
     pane.generators = 2
     assert not pane._error.visible, "the message follows the settings once they are accepted"
+
+
+def test_the_headline_names_the_posed_groups_algebra_only_where_the_truth_is_larger():
+    """Inertia's truth is gl(3) and five trades; the headline also says how closely so(3), the group the task is
+    posed with, lies within the learned span -- and says nothing of it where the two coincide."""
+    import math
+
+    from lab.dashboard.discovery import headline
+
+    base = {"task": "inertia", "found": 14, "true_dimension": 14, "method": "gradient", "max_angle_degrees": 3.3,
+            "tol": 0.2, "basis_rank": 10, "true_basis_rank": 10, "status": "finished", "seconds": 99.0}
+    text = headline({**base, "posed_group": "SO(3)", "posed_group_angles": [0.001, 0.002, math.radians(1.5)]})
+    assert "SO(3)'s algebra within the learned span to 1.50°" in text
+    assert "SO(3)" not in headline({**base, "task": "rotated-plane", "posed_group": None, "posed_group_angles": []})

@@ -20,6 +20,8 @@ settings back.  Bad settings are one inline message and start nothing.
 """
 from __future__ import annotations
 
+import math
+
 import time
 from pathlib import Path
 
@@ -299,6 +301,9 @@ def headline(s: dict) -> str:
              f"{true})"]
     if angle is not None:
         words.append(f"largest principal angle to the truth {angle:.2f}°")
+    posed = s.get("posed_group_angles") or []
+    if posed:  # the task's function has more symmetry than the group it is posed with
+        words.append(f"{s.get('posed_group')}'s algebra within the learned span to {math.degrees(max(posed)):.2f}°")
     if found:
         words.append(f"V → V over the learned group at tol {s.get('tol'):g}: rank {s.get('basis_rank')} (the true "
                      f"algebra's {s.get('true_basis_rank')})")

@@ -50,6 +50,10 @@ class DiscoveryTask:
     truth: Callable = field(repr=False)  # () -> list of (A, B) pairs (empty: no symmetry)
     connected: str = ""  # the connected group the truth generates, in words
     description: str = ""
+    #: where the function has more symmetry than the task is posed with: the posed group's name and its algebra's
+    #: (A, B) pairs (the engine's), a subalgebra of the truth -- learned spans are also measured against it
+    posed: str = ""
+    posed_truth: Callable | None = field(default=None, repr=False)
 
 
 def _emlp(name):
@@ -142,10 +146,11 @@ DISCOVERY = {
                         "O(5)-invariant sin|x1| - |x2|^3/2 + x1.x2/(|x1||x2|) (thesis 2.7)"),
     "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _inertia_truth, "GL(3) x (R+)^5",
                              "moment of inertia of 5 point masses (thesis 2.7: posed with O(3)), symmetric under GL(3) "
-                             "on the positions and each mass traded against its position's scale"),
+                             "on the positions and each mass traded against its position's scale",
+                             "SO(3)", _engine_truth("inertia", "SO(3)")),
     "lorentz": DiscoveryTask("lorentz", 16, 1, _emlp_make("scattering"), _lorentz_truth, "SO+(1,3) x R+",
                              "Lorentz-invariant e-mu scattering (thesis 2.7), also invariant when one lepton pair's "
-                             "momenta grow as the other's shrink"),
+                             "momenta grow as the other's shrink", "SO+(1,3)", _engine_truth("scattering", "SO13p()")),
     "rotated-plane": DiscoveryTask("rotated-plane", 2, 1, _plane_make, _plane_truth, "SO(2) in a sheared basis",
                                    "g(x^T M x) with M = S^T S: invariant under S^-1 SO(2) S"),
     "none": DiscoveryTask("none", 4, 1, _none_make, lambda: [], "", "a generic function of R^4: no symmetry"),

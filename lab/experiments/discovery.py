@@ -107,6 +107,7 @@ class DiscoveryResult:
     gap_ratio: float | None = None  # the loss after the last kept over the last kept's
     spectrum: list = field(default_factory=list)  # spectral: every relative eigenvalue
     angles: list = field(default_factory=list)  # principal angles (radians) to the truth
+    posed_angles: list = field(default_factory=list)  # the posed group's algebra within the kept span (radians)
     history: list = field(default_factory=list)  # gradient: (step, max angle to the truth in degrees)
     structure: list = field(default_factory=list)
     closure: float = 0.0
@@ -223,6 +224,11 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         result.generators = [learn.split(v, task.d_in, task.d_out, oa) for v in kept]
         if len(kept) and len(truth):
             result.angles = angles(kept).tolist()
+        if len(kept) and task.posed_truth is not None:
+            # the algebra the task is posed with (so(3) for inertia) inside the kept span: as many angles as it has
+            posed = learn.quotient(learn.truth_vectors(task.posed_truth(), oa), task.d_in, task.d_out, P)
+            within = algebra.principal_angles(posed, learn.quotient(kept, task.d_in, task.d_out, P)).tolist()
+            result.posed_angles = within + [math.pi / 2] * (len(posed) - len(within))  # fewer kept: some miss
         A = [a for a, _ in result.generators]
         c, result.closure = algebra.structure_constants(A)
         result.structure = c.tolist()
@@ -279,7 +285,10 @@ def summary(result: DiscoveryResult) -> dict:
     data's units) and ``meter_lee_form`` (the same read off the symmetry form: the two agree to rounding),
     ``unrefined`` (with ``--closure``: the recipe's ``principal_angles`` and ``closure_residual`` before the
     refinement; null without it), ``true_dimension``, ``true_basis_rank``, ``max_angle_degrees``,
-    ``connected_group``, ``task``, ``method``, ``tol``, ``device``, ``seconds``, ``status``."""
+    ``connected_group``, ``posed_group`` and ``posed_group_angles`` (where the function has more symmetry than the
+    group the task is posed with -- inertia, Lorentz: that group's name and the principal angles, radians, of its
+    algebra within the kept span; null and empty elsewhere), ``task``, ``method``, ``tol``, ``device``, ``seconds``,
+    ``status``."""
     from ..discovery.learn import GAP
     from ..discovery.tasks import get_task
 
@@ -314,7 +323,8 @@ def summary(result: DiscoveryResult) -> dict:
             "meter_lee_form": result.meter.get("form", []), "unrefined": result.unrefined or None, "true_dimension": len(task.truth()),
             "true_basis_rank": result.truth_rank,
             "max_angle_degrees": (math.degrees(max(result.angles)) if result.angles else None),
-            "connected_group": task.connected or None, "task": cfg.task, "method": cfg.method, "tol": cfg.tol,
+            "connected_group": task.connected or None, "posed_group": task.posed or None,
+            "posed_group_angles": result.posed_angles, "task": cfg.task, "method": cfg.method, "tol": cfg.tol,
             "device": result.device, "seconds": result.seconds, "status": result.status}
 
 
@@ -330,6 +340,9 @@ def text(result: DiscoveryResult) -> str:
         lines.append(f"count: {s['count_gap']['why']}")
     if s["max_angle_degrees"] is not None:
         lines.append(f"largest principal angle to the true algebra: {s['max_angle_degrees']:.2f} degrees")
+    if s["posed_group_angles"]:
+        lines.append(f"the posed group {s['posed_group']}'s algebra within the learned span: largest angle "
+                     f"{math.degrees(max(s['posed_group_angles'])):.2f} degrees")
     if s["found"]:
         gap = s["singular_gap"] or {}
         lines.append(f"closure residual {s['closure_residual']:.3g}; V >> V over the learned group at tol "

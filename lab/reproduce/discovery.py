@@ -90,8 +90,11 @@ def measure(profile) -> Outcome:
         if s["true_dimension"] == 0:
             return f"{t}: {s['found']} kept" + (f" ({s['none_reason']})" if s["none_reason"] else "")
         angle = s["max_angle_degrees"]
+        posed = s.get("posed_group_angles") or []
         return (f"{t}: {s['found']} kept of {s['true_dimension']}, largest angle "
-                f"{'n/a' if angle is None else f'{angle:.1f} degrees'}, lowest losses "
+                f"{'n/a' if angle is None else f'{angle:.1f} degrees'}"
+                + (f" ({s['posed_group']}'s algebra within {math.degrees(max(posed)):.1f})" if posed else "")
+                + f", lowest losses "
                 f"{', '.join(f'{v:.2g}' for v in s['losses'][:min(len(s['losses']), s['true_dimension'] + 2)])}")
 
     note = "; ".join(line(t, s) for t, s in runs.items()) + "."
