@@ -212,6 +212,13 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     w, V = np.linalg.eigh(C)
     null = V[:, w < 1e-10 * w.max()]  # exact symmetries of the function (and of its trivial output directions)
     assert np.linalg.matrix_rank(quotient(null.T, 20, 9, P), tol=1e-6) == 14
+    # the search space: orthonormal coordinates of the quotient's representatives (A, B P)
+    from lab.discovery.learn import quotient_basis
+
+    Q = quotient_basis(20, 9, P)
+    v = np.random.default_rng(0).standard_normal((3, 481))
+    assert Q.shape == (481, 400 + 54) and np.allclose(Q.T @ Q, np.eye(454))
+    assert np.allclose(v @ Q @ Q.T, quotient(v, 20, 9, P))
     # a generator acting only outside the outputs' span is invisible to the quotient
     trivial = np.zeros((1, 481))
     trivial[0, 400:] = np.outer(np.ones(9), np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 0.0]]).ravel()).ravel()

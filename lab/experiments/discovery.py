@@ -173,7 +173,16 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         result.test_mse = {"mlp": float(np.mean((pred - Yt) ** 2) / np.mean(Yt ** 2)), "emlp_true": None,
                            "emlp_learned": None}
         C, D = learn.symmetry_form(model, X[:2000], oa)
-        k = config.generators
+        # the search runs among the quotient's representatives (B in the outputs' span, ``learn.quotient_basis``;
+        # everything when the output is not acted on); ``lift`` maps its coordinates back to (vec A, vec B)
+        Q = learn.quotient_basis(task.d_in, task.d_out, P) if P is not None else None
+        Cs, Ds = (Q.T @ C @ Q, Q.T @ D @ Q) if Q is not None else (C, D)
+
+        def lift(U):
+            return U @ Q.T if Q is not None else U
+
+        level = learn.chance(Cs, Ds)  # an arbitrary direction's loss, among those searched
+        k = min(config.generators, len(Cs))
 
         def on_step(r, step, loss):
             if step % 50 == 0:
@@ -181,13 +190,14 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
                                      f"generators: restart {r + 1}, step {step}"))
 
         if config.method == "spectral":
-            learned = learn.learn_spectral(C, D, k, config.threshold)
+            learned = learn.learn_spectral(Cs, Ds, k, config.threshold)
             result.spectrum = learned.spectrum.tolist()
         else:
             def on_snapshot(r, step, U, losses):
                 # shown as the method ends: rotated within the frame's span to (C, D)'s eigenvectors there
-                U = learn.ritz(C, D, U)
-                losses = learn.relative_losses(C, D, U)
+                U = learn.ritz(Cs, Ds, U)
+                losses = learn.relative_losses(Cs, Ds, U)
+                U = lift(U)
                 A = [learn.split(u, task.d_in, task.d_out, oa)[0].tolist() for u in U]
                 # the r lowest-loss generators (r: the truth's dimension) against the truth: the whole k-frame
                 # would trivially contain it once k fills the space
@@ -196,31 +206,27 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
                 emit({"kind": "snapshot", "restart": r, "step": step, "generators": A,
                       "losses": [float(v) for v in losses], "max_angle": angle})
 
-            learned = learn.learn_gradient(C, D, k, steps=config.steps, restarts=config.restarts, seed=config.seed,
+            learned = learn.learn_gradient(Cs, Ds, k, steps=config.steps, restarts=config.restarts, seed=config.seed,
                                            tau=config.threshold, optimizer=config.optimizer, control=control,
                                            on_step=on_step,
                                            on_snapshot=on_snapshot)
             if len(truth):
-                result.history = [(s, float(np.degrees(angles(u[np.argsort(ls)[:len(truth)]]).max())))
+                result.history = [(s, float(np.degrees(angles(lift(u[np.argsort(ls)[:len(truth)]])).max())))
                                   for s, u, ls in learned.history]
             emit({"kind": "generators", "history": result.history})
         result.losses = learned.losses.tolist()
         result.next_loss, result.gap_ratio = learned.next_loss, learned.gap_ratio
-        kept = learned.vectors[:learned.kept]
-        if P is not None and len(kept):
-            # the kept generators' canonical representatives, B restricted to the outputs' span (``learn.quotient``):
-            # the rest acts on no value the function takes, and its brackets are noise to the closure step (inertia:
-            # closing with it moved two generators 17-26 degrees off; without it 4.9 -> 3.3 degrees)
-            kept = learn.quotient(kept, task.d_in, task.d_out, P)
-            kept = kept / np.linalg.norm(kept, axis=1, keepdims=True)
-            result.losses[:len(kept)] = learn.relative_losses(C, D, kept).tolist()
+        # the kept generators: the quotient's representatives, B in the outputs' span -- the rest acts on no value
+        # the function takes, and its brackets were noise to the closure step (inertia: closing with it moved two
+        # generators 17-26 degrees off; without it 4.9 -> 3.3 degrees)
+        kept = lift(learned.vectors[:learned.kept])
         if config.closure > 0 and len(kept) >= 2:
             before = [learn.split(v, task.d_in, task.d_out, oa)[0] for v in kept]
             result.unrefined = {"closure_residual": algebra.structure_constants(before)[1],
                                 "principal_angles": angles(kept).tolist() if len(truth) else []}
             emit(progress_record(total - 1, total, "closing the learned span under the bracket"))
             kept = learn.refine_closure(C, D, kept, task.d_in, task.d_out, oa, config.closure, control=control)
-            result.losses[:len(kept)] = learn.relative_losses(C, D, kept).tolist()
+            result.losses[:len(kept)] = learn.relative_losses(C, D, kept, level).tolist()
         result.generators = [learn.split(v, task.d_in, task.d_out, oa) for v in kept]
         if len(kept) and len(truth):
             result.angles = angles(kept).tolist()
