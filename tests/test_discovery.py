@@ -303,9 +303,10 @@ def test_discover_lie_json_contract_and_none(capsys, tmp_path, monkeypatch):
     assert len(s["generators"]) == 1 and np.degrees(max(s["principal_angles"])) < 5
     assert s["basis_rank"] == s["true_basis_rank"] == 2 and set(s["test_mse"]) == {"mlp", "emlp_true", "emlp_learned"}
     assert s["posed_group"] is None and s["posed_group_angles"] == []  # the plane is posed with its whole symmetry
+    assert "identity component" in s["basis_group"] and "SO(2)" in s["basis_group"]  # the report says whose basis
     code, out, err = _main(capsys, "--task", "none", "--json", "--method", "spectral")
     s = json.loads(out)
-    assert s["generators"] == [] and s["found"] == 0 and "threshold" in s["none_reason"]
+    assert s["generators"] == [] and s["found"] == 0 and "threshold" in s["none_reason"] and s["basis_group"] is None
 
 
 @pytest.mark.parametrize("args,words", [(("--generators", "9"), "more than the 4 directions"),

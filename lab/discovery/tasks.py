@@ -8,7 +8,7 @@ language (``rep.drho`` of the group's Lie-algebra basis), or none.
 name                function                                    truth             connected group, dim
 ==================  =========================================  ===============  ==================================
 ``o5``              the thesis's O(5)-invariant 2V -> Scalar    so(5) on 2 V      SO(5), 10
-``inertia``         moment of inertia 5 Scalar + 5 V -> T(2)    gl(3) + 5 trades  GL(3) x (R+)^5, 14
+``inertia``         moment of inertia 5 Scalar + 5 V -> T(2)    gl(3) + 5 trades  GL+(3) x (R+)^5, 14
 ``lorentz``         e-mu scattering 4 V -> Scalar               so(1,3) + trade   SO+(1,3) x R+, 7
 ``rotated-plane``   g(x^T M x), M = S^T S, S a fixed shear      S^-1 J S          SO(2) in S's basis, 1
 ``none``            a generic function of R^4 (no symmetry)     none              --
@@ -144,7 +144,7 @@ def _none_make(n, seed):
 DISCOVERY = {
     "o5": DiscoveryTask("o5", 10, 1, _emlp_make("o5"), _engine_truth("o5", "SO(5)"), "SO(5)",
                         "O(5)-invariant sin|x1| - |x2|^3/2 + x1.x2/(|x1||x2|) (thesis 2.7)"),
-    "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _inertia_truth, "GL(3) x (R+)^5",
+    "inertia": DiscoveryTask("inertia", 20, 9, _emlp_make("inertia"), _inertia_truth, "GL+(3) x (R+)^5",
                              "moment of inertia of 5 point masses (thesis 2.7: posed with O(3)), symmetric under GL(3) "
                              "on the positions and each mass traded against its position's scale",
                              "SO(3)", _engine_truth("inertia", "SO(3)")),

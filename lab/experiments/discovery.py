@@ -291,7 +291,8 @@ def summary(result: DiscoveryResult) -> dict:
     data's units) and ``meter_lee_form`` (the same read off the symmetry form: the two agree to rounding),
     ``unrefined`` (with ``--closure``: the recipe's ``principal_angles`` and ``closure_residual`` before the
     refinement; null without it), ``true_dimension``, ``true_basis_rank``, ``max_angle_degrees``,
-    ``connected_group``, ``posed_group`` and ``posed_group_angles`` (where the function has more symmetry than the
+    ``connected_group``, ``basis_group`` (which group's basis the solve is: the connected one's, in words; null when
+    nothing is kept), ``posed_group`` and ``posed_group_angles`` (where the function has more symmetry than the
     group the task is posed with -- inertia, Lorentz: that group's name and the principal angles, radians, of its
     algebra within the kept span; null and empty elsewhere), ``task``, ``method``, ``tol``, ``device``, ``seconds``,
     ``status``."""
@@ -329,7 +330,11 @@ def summary(result: DiscoveryResult) -> dict:
             "meter_lee_form": result.meter.get("form", []), "unrefined": result.unrefined or None, "true_dimension": len(task.truth()),
             "true_basis_rank": result.truth_rank,
             "max_angle_degrees": (math.degrees(max(result.angles)) if result.angles else None),
-            "connected_group": task.connected or None, "posed_group": task.posed or None,
+            "connected_group": task.connected or None,
+            "basis_group": (f"the basis of the identity component, {task.connected} (an algebra generates only the "
+                            f"connected group; a disconnected one, with reflections, would cut it further)"
+                            if found and task.connected else None),
+            "posed_group": task.posed or None,
             "posed_group_angles": result.posed_angles, "task": cfg.task, "method": cfg.method, "tol": cfg.tol,
             "device": result.device, "seconds": result.seconds, "status": result.status}
 
@@ -353,8 +358,13 @@ def text(result: DiscoveryResult) -> str:
         gap = s["singular_gap"] or {}
         lines.append(f"closure residual {s['closure_residual']:.3g}; V >> V over the learned group at tol "
                      f"{s['tol']:g}: rank {s['basis_rank']} (the true algebra's: {s['true_basis_rank']}); kept "
-                     f"singular values up to {gap.get('below')}, the next {gap.get('above')}")
+                     f"singular values up to {_g(gap.get('below'))}, the next {_g(gap.get('above'))}"
+                     + (f"; {s['basis_group']}" if s["basis_group"] else ""))
     return "\n".join(lines)
+
+
+def _g(x) -> str:
+    return "n/a" if x is None else f"{x:.3g}"
 
 
 def save(result: DiscoveryResult, directory=None):
