@@ -42,7 +42,7 @@ from .worker_pane import WorkerPaneMixin
 #: the config fields the pane shows; the other (seed) keeps the family's default (a loaded run's other value is
 #: named in its status line)
 CONFIG_NAMES = ["task", "method", "generators", "threshold", "tol", "closure", "samples", "fit_steps", "hidden",
-                "optimizer", "steps", "restarts", "device"]
+                "optimizer", "steps", "restarts", "loop_epochs", "device"]
 HIDDEN_NAMES = ("seed",)
 #: the settings of the gradient method only
 GRADIENT_ONLY = ("steps", "restarts")
@@ -109,7 +109,9 @@ class SymmetryDiscovery(SidebarPane, WorkerPaneMixin, pn.viewable.Viewer):
             titled(pn.widgets.RadioButtonGroup.from_param(p.optimizer, css_classes=["disc-optimizer"]),
                    "Optimizer (the fit, and the gradient method)"),
             self._gradient_w,
-            pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140)),
+            pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140),
+                   pn.widgets.IntInput.from_param(p.loop_epochs, label="Loop epochs", width=100,
+                                                  css_classes=["disc-loop-epochs"])),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._plan = pn.pane.Markdown("", css_classes=["disc-plan"], margin=(0, 10), styles={"font-size": "0.9em"})

@@ -63,6 +63,9 @@ class DiscoveryConfig(Config):
     hidden: int = option(64, "the MLP's width (three SiLU layers)", low=2, high=4096)
     steps: int = option(500, "iterations of the gradient method, per restart", low=1, high=10_000_000)
     restarts: int = option(2, "random starts of the gradient method (the lowest loss kept)", low=1, high=100)
+    loop_epochs: int = option(100, "epochs each model of the loop (MLP, EMLP over the true group, EMLP over the "
+                                   "learned one) is trained for; 0 skips the loop (test_mse then holds the fitted "
+                                   "MLP's alone, with why)", low=0, high=100_000)
     seed: int = option(0, "seed of the data, the model and the generators", low=0)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
@@ -258,12 +261,14 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
             result.test_mse["why"] = "no generator was kept: there is no learned group to build an EMLP over"
         elif not len(truth):
             result.test_mse["why"] = "the task has no true algebra to compare with"
-        if result.generators and len(truth):
+        elif not config.loop_epochs:
+            result.test_mse["why"] = "the loop was skipped (--loop-epochs 0)"
+        if result.generators and len(truth) and config.loop_epochs:
             from ..discovery.loop import compare
 
             emit(progress_record(total - 1, total, "the loop: MLP, EMLP over the true and the learned group"))
             loop = compare(X, Y, Xt, Yt, result.generators, task.truth(), oa, config.tol, seed=config.seed,
-                           control=control)
+                           epochs=config.loop_epochs, control=control)
             if loop["why"] is None:
                 result.test_mse = {k: loop[k] for k in ("mlp", "emlp_true", "emlp_learned")}
             else:
