@@ -18,7 +18,7 @@ SIZES = [(1280, 800), (1920, 1080)]
 RUNS = {"Training dynamics": (".dyn", {".dyn-runs": "2", ".dyn-steps": "4"}),
         "Sharing discovery": (".shr", {".shr-steps": "200"}),
         "Symmetry discovery": (".disc", {".disc-samples": "200", ".disc-fit-steps": "50", ".disc-steps": "30",
-                                         ".disc-restarts": "1"}),
+                                         ".disc-restarts": "1", ".disc-loop-epochs": "5"}),
         "Equivariant models": (".eqm", {".eqm-sizes": "30,60", ".eqm-channels": "16", ".eqm-epochs": "5",
                                         ".eqm-test": "50"}),
         "Equivariance meter": (".meter", {".meter-epochs": "3", ".meter-samples": "32"}),
