@@ -9,7 +9,7 @@
    (``tolerant_basis``) against the same solve with the true algebra's generators, and the engine's own exact solve of
    the task's maps over the true group where one exists, the same run; medians of 5.
 
-Measured on this shared 2-core CPU (one torch thread, a full test suite running beside it), L-BFGS fits and
+Measured on this shared 2-core CPU (one torch thread, the machine otherwise idle), L-BFGS fits and
 generators (searched among the quotient's representatives, as the family does); the plane, none, inertia and Lorentz
 at the defaults (4 000 samples, a 64-wide MLP, 800 fitting iterations, 500 x 2 restarts: too small a fit for inertia
 and Lorentz, which ``lab reproduce --full`` recovers at 16 000), O(5) at the claim's quick settings (3 000 samples, width 96, 1 500 iterations): see
