@@ -71,7 +71,7 @@ def _random_angle(task_name: str, seed: int) -> float:
 @claim("lie-discovery-recovers", "thesis", "the lab's own: chapter 2's machinery with learned generators (issue 33)",
        "Learn the generators from the data, then solve, build and measure with them.",
        paper_value="the true algebra recovered on every task with one, none where there is none", kind="lab",
-       seconds={"quick": 45, "full": 900}, criterion=CRITERION, null=NULL)
+       seconds={"quick": 75, "full": 480}, criterion=CRITERION, null=NULL)
 def measure(profile) -> Outcome:
     from ..experiments.discovery import FAMILY, DiscoveryConfig
 
