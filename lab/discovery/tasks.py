@@ -119,12 +119,15 @@ def _lorentz_truth():
     return pairs + [(A, np.zeros((1, 1)))]
 
 
+def plane_function(X: np.ndarray) -> np.ndarray:
+    """The rotated plane's target at the rows of X, (n, 1): g(x^T M x), M = S^T S."""
+    q = np.einsum("ni,ij,nj->n", X, SHEAR.T @ SHEAR, X)
+    return (np.sin(q) + 0.5 * q)[:, None]
+
+
 def _plane_make(n, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, 2))
-    M = SHEAR.T @ SHEAR
-    q = np.einsum("ni,ij,nj->n", X, M, X)
-    return X, (np.sin(q) + 0.5 * q)[:, None]
+    X = np.random.default_rng(seed).standard_normal((n, 2))
+    return X, plane_function(X)
 
 
 def _plane_truth():
