@@ -308,9 +308,9 @@ def headline(s: dict) -> str:
         words.append(f"{s.get('posed_group')}'s algebra within the learned span to {math.degrees(max(posed)):.2f}°")
     if found:
         words.append(f"V → V over the learned group at tol {s.get('tol'):g}: rank {s.get('basis_rank')} (the true "
-                     f"algebra's {s.get('true_basis_rank')}"
-                     + (f"; the identity component's basis, {s['connected_group']}: an algebra generates only the "
-                        f"connected group" if s.get("connected_group") else "") + ")")
+                     f"algebra's {s.get('true_basis_rank')})")
+        if s.get("basis_group"):  # the summary's words: whose basis this is
+            words.append(s["basis_group"])
     words.append(f"{s.get('status')} in {s.get('seconds', 0):.1f} s")
     return " · ".join(words)
 
