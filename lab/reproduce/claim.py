@@ -10,11 +10,14 @@ data, and the outcome says so.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import LabError
+from .stats import Rule
 
 PROFILES = ("quick", "full")
 
@@ -35,10 +38,14 @@ class Outcome:
       ({experiment: {"nom": .., "aug": .., "equi": .., "chance": .., "majority": ..}});
     ``variants``: named variants run side by side (a hypothesis about the reference code, the lab's own
       improvement): [{"name", "what", "measured", "holds"}], reported, never deciding ``holds``.
+    ``parts``: the criterion's parts, each judged on its own replicates against its own null (``Part``); where
+      given, ``holds`` and ``null`` are derived from them;
+    ``replicates``: the seeds or splits measured; ``paper_settings``: this run's settings against the paper's;
+    ``history``: this run judged under each earlier registered version of the criterion (``Criterion``).
     """
 
     measured: Any
-    holds: bool | None
+    holds: bool | None = None
     settings: dict = field(default_factory=dict)
     evidence: list = field(default_factory=list)
     note: str = ""
@@ -46,6 +53,16 @@ class Outcome:
     null: "Null | None" = None
     accuracy: dict | None = None
     variants: list = field(default_factory=list)
+    parts: list = field(default_factory=list)  # [Part]: judged one by one (see ``Part``, ``part``)
+    replicates: dict | None = None  # what was replicated: {"what": "seeds 0-2", "claim": 3, "null": 3}
+    paper_settings: str = ""  # one line: what was run against what the paper ran (default: the claim's)
+    history: dict = field(default_factory=dict)  # earlier criterion version -> {"holds", "measured", "why"}
+
+    def __post_init__(self):
+        if self.parts:  # the verdict is the parts': every part met, and every part's null failed
+            self.holds = parts_met(self.parts)
+            if self.null is None:
+                self.null = parts_null(self.parts)
 
 
 @dataclass
@@ -69,6 +86,131 @@ def judge(criterion: Callable[[Any], bool], measured, baseline: str, null_measur
     return bool(criterion(measured)), Null(baseline, null_measured, bool(criterion(null_measured)))
 
 
+def _json_value(v):
+    """``v`` as plain JSON (numpy scalars and tuples become numbers and lists)."""
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if hasattr(v, "item") and callable(v.item):
+        try:
+            return v.item()
+        except (ValueError, TypeError):
+            return v
+    return v
+
+
+@dataclass
+class Part:
+    """One part of a claim's criterion, judged on its own: the same ``statistic`` read on the claim's draws and on
+    its null's draws (a competing explanation measured by the same code: a reseeded or shuffled replicate, a pruned
+    baseline, the untrained model, the other setting), each judged by the same ``rule``.
+
+    ``holds``: the rule on the claim's replicates; ``null_holds``: the same rule on the null's (True: the part
+    cannot tell the claim from its null at these settings); ``measured`` / ``null_measured``: the replicates' mean
+    (or, for an ``"all"`` rule, how many replicates met it); ``interval`` / ``null_interval``: the 95 % interval
+    the rule judged (``lab.reproduce.stats``)."""
+
+    name: str
+    holds: bool | None
+    measured: Any = None
+    null_holds: bool | None = None
+    null_measured: Any = None
+    null: str = ""  # the competing explanation, in words
+    statistic: str = ""  # what is read on every draw, claim and null alike (the function's name)
+    rule: str = ""  # the rule in words, with its threshold
+    threshold: float | None = None
+    replicates: list = field(default_factory=list)  # the statistic per claim draw
+    null_replicates: list = field(default_factory=list)  # the statistic per null draw
+    interval: list | None = None
+    null_interval: list | None = None
+
+    def to_dict(self) -> dict:
+        return _json_value({"name": self.name, "holds": self.holds, "null_holds": self.null_holds,
+                            "measured": self.measured, "null_measured": self.null_measured, "null": self.null,
+                            "statistic": self.statistic, "rule": self.rule, "threshold": self.threshold,
+                            "replicates": self.replicates, "null_replicates": self.null_replicates,
+                            "interval": self.interval, "null_interval": self.null_interval})
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Part":
+        keys = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in keys})
+
+
+def part(name: str, statistic: Callable[[Any], Any], draws, null_draws, rule: Rule, null: str) -> Part:
+    """A ``Part`` read by one code path: ``statistic(draw)`` for every claim draw and every null draw (seeds,
+    splits: the null gets as many draws as the claim), both judged by ``rule`` (``Rule(">", t)``, ``Rule("<", t)``
+    on the 95 % interval of the mean, or ``Rule("all")``).
+
+    >>> p = part("(a) above zero", float, [0.3, 0.4, 0.5], [0.1, -0.2, 0.05], Rule(">", 0.0), "a reseeded twin")
+    >>> p.holds, p.null_holds, round(p.measured, 9), p.statistic
+    (True, False, 0.4, 'float')
+    """
+    from .stats import mean
+
+    values = [_json_value(statistic(d)) for d in draws]
+    null_values = [_json_value(statistic(d)) for d in null_draws]
+    holds, iv = rule.judge(values)
+    null_holds, null_iv = rule.judge(null_values) if null_values else (None, None)
+
+    def point(vals):
+        if not vals:
+            return None
+        if rule.op == "all":
+            return f"{sum(bool(v) for v in vals)} of {len(vals)}"
+        return mean(vals)
+
+    return Part(name, bool(holds), point(values), None if null_holds is None else bool(null_holds),
+                point(null_values), null, getattr(statistic, "__name__", str(statistic)), rule.text, rule.threshold,
+                values, null_values, None if iv is None else list(iv), None if null_iv is None else list(null_iv))
+
+
+def parts_met(parts) -> bool | None:
+    """The criterion over its parts: False if any part fails, None if any has no pass/fail form, else True."""
+    states = [p.holds for p in parts]
+    if any(s is False for s in states):
+        return False
+    return None if any(s is None for s in states) else True
+
+
+def parts_null(parts) -> Null:
+    """The claim's null, part by part: it "holds" (no power) as soon as one part's null meets that part; a part
+    without a null counts as no null check (see ``runner.verdict_text``)."""
+    states = [p.null_holds for p in parts]
+    holds = True if any(s is True for s in states) else (None if any(s is None for s in states) else False)
+    return Null("; ".join(f"{p.name}: {p.null}" for p in parts),
+                {p.name: p.null_measured for p in parts}, holds)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One registered version of a claim's criterion: the rule in words with its numbers, its thresholds and
+    parts, when it was registered, and (after the first) why it changed.  A version is fixed once registered: its
+    fingerprint is kept in ``criteria.json`` (``lab.reproduce.criteria``), and a test fails when the declared
+    criterion no longer matches it.  A change is a new version; the report shows this run under every version."""
+
+    version: int
+    text: str
+    date: str
+    reason: str = ""
+    thresholds: tuple = ()  # ((name, value), ...)
+    parts: tuple = ()  # the parts' names
+
+    def fingerprint(self) -> str:
+        data = json.dumps([self.text, [[str(k), v] for k, v in self.thresholds], list(self.parts)],
+                          sort_keys=True, default=str)
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        return {"version": self.version, "criterion": self.text, "date": self.date, "reason": self.reason,
+                "thresholds": {str(k): v for k, v in self.thresholds}, "parts": list(self.parts)}
+
+
+#: the date the criteria that predate versioning were first registered (the claims of issues 18-33)
+FIRST_REGISTERED = "2026-11-25"
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -81,6 +223,12 @@ class Claim:
     kind: str = "claim"  # see KINDS
     criterion: str = ""  # the criterion in words (the outcome may restate it with its numbers)
     null: str = ""  # the baseline the criterion must fail, in words
+    criteria: tuple = ()  # every registered version (Criterion), oldest first; the last is judged
+    paper_settings: str = ""  # one line: what is run against what the paper ran
+
+    @property
+    def current(self) -> "Criterion":
+        return self.criteria[-1]
 
 
 #: what a registered check is: the paper's own claim, a hypothesis the paper proposes but leaves untested, or the
@@ -145,16 +293,25 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
-          kind: str = "claim", criterion: str = "", null: str = ""):
+          kind: str = "claim", criterion: str = "", null: str = "", criteria: tuple | list = (),
+          paper_settings: str = ""):
     """Register ``measure(profile) -> Outcome`` as claim ``id``: ``criterion`` in words and ``null``, the baseline
-    it must fail (every real claim declares both; ``tests/test_reproduce_runner.py`` checks it)."""
+    it must fail (every real claim declares both; ``tests/test_reproduce_runner.py`` checks it).
+
+    ``criteria``: every registered version of the criterion, oldest first (``Criterion``); without it the claim
+    has one version, ``criterion`` as first registered.  ``paper_settings``: one line, what is run against what
+    the paper ran ("8 x 8 digits stand in for MNIST")."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}")
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose from {', '.join(KINDS)}")
+    versions = tuple(criteria) or (Criterion(1, criterion, FIRST_REGISTERED),)
+    if [c.version for c in versions] != list(range(1, len(versions) + 1)):
+        raise ValueError(f"{id}: criterion versions must run 1, 2, ... oldest first")
 
     def register(measure):
-        CLAIMS[id] = Claim(id, paper, where, text, paper_value, measure, dict(seconds or {}), kind, criterion, null)
+        CLAIMS[id] = Claim(id, paper, where, text, paper_value, measure, dict(seconds or {}), kind,
+                           versions[-1].text, null, versions, paper_settings)
         return measure
 
     return register
@@ -184,6 +341,12 @@ class Profile:
     @property
     def full(self) -> bool:
         return self.name == "full"
+
+    def seeds(self, quick: int = 3, full: int = 3) -> list[int]:
+        """The replicate seeds of a threshold claim: ``quick`` (at least 3) or ``full`` of them from the run's
+        seed.  Its null gets as many draws."""
+        n = self.pick(quick, full)
+        return [self.seed + i for i in range(int(n))]
 
     def pick(self, quick, full):
         """``full`` under the full profile (the paper's settings), else ``quick``."""

@@ -54,6 +54,13 @@ class ClaimResult:
     variants: list = field(default_factory=list)  # named variants run side by side
     criterion_met: bool | None = None  # the criterion on the measurement (``holds`` also needs power)
     shared: list = field(default_factory=list)  # [{"run", "seconds", "built_by"}]: shared runs this claim used
+    parts: list = field(default_factory=list)  # [Part.to_dict()]: each part with its own verdict and null
+    replicates: dict | None = None  # the seeds or splits measured, claim and null
+    interval: dict | None = None  # part name -> {"low", "high", "level", "rule", "method"} where a threshold is judged
+    criterion_version: int = 1
+    criterion_history: list = field(default_factory=list)  # earlier versions, each with this run's verdict under it
+    paper_settings: str = ""  # one line: what was run against what the paper ran
+    share_seconds: float = 0.0  # this claim's share of the shared runs it used (their seconds / their users)
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
@@ -61,6 +68,11 @@ class ClaimResult:
     #: no power), ``accuracy`` (where it applies), ``verdict`` (holds / does not hold / no power at these settings /
     #: no pass/fail form / error), ``kind``, ``null`` (the baseline and what it measured), ``variants``
     MORE = ("criterion", "null_holds", "accuracy", "verdict", "kind", "null", "variants", "criterion_met", "shared")
+    #: added with registered criteria and replicates (issue 46): each part with its own verdict and null, the
+    #: replicates, the judged intervals, the criterion's version and its earlier versions (this run judged under
+    #: each), this run's settings against the paper's, and the claim's share of the shared runs' seconds
+    REPLICATED = ("parts", "replicates", "interval", "criterion_version", "criterion_history", "paper_settings",
+                  "share_seconds")
 
     @property
     def null_holds(self) -> bool | None:
@@ -75,7 +87,13 @@ class ClaimResult:
         out = {k: getattr(self, k) for k in self.PUBLIC}
         out.update(note=self.note, status=self.status, resumed=self.resumed)
         out.update({k: getattr(self, k) for k in self.MORE})
+        out.update({k: getattr(self, k) for k in self.REPLICATED})
         return out
+
+    @property
+    def total_seconds(self) -> float:
+        """The claim's own seconds plus its share of the shared runs it used."""
+        return round(float(self.seconds) + float(self.share_seconds or 0.0), 3)
 
     def to_dict(self) -> dict:
         return dict(self.public(), evidence=self.evidence, profile=self.profile)
@@ -184,6 +202,53 @@ def _write_json(path: Path, data: dict) -> None:
         Path(tmp).write_text(json.dumps(to_json(data), indent=1, allow_nan=False))
 
 
+def _parts(c, outcome: Outcome) -> list:
+    """The outcome's parts; a claim that declares none is one part, its criterion, judged on the draws it made."""
+    from .claim import Part
+
+    if outcome.parts:
+        return list(outcome.parts)
+    if outcome.holds is None and outcome.null is None:
+        return []
+    null = outcome.null
+    return [Part("criterion", outcome.holds, outcome.measured, None if null is None else bool(null.holds),
+                 None if null is None else null.measured, "" if null is None else null.baseline)]
+
+
+def _intervals(parts) -> dict | None:
+    from .stats import LEVEL, METHOD
+
+    out = {p.name: {"low": p.interval[0], "high": p.interval[1], "level": LEVEL, "rule": p.rule,
+                    "method": METHOD, "null_low": (p.null_interval or [None, None])[0],
+                    "null_high": (p.null_interval or [None, None])[1]}
+           for p in parts if p.interval is not None}
+    return out or None
+
+
+def _replicates(outcome: Outcome, parts) -> dict | None:
+    if outcome.replicates is not None:
+        return dict(outcome.replicates)
+    drawn = [len(p.replicates) for p in parts if p.replicates]
+    nulls = [len(p.null_replicates) for p in parts if p.null_replicates]
+    if not drawn and not nulls:
+        return None
+    return {"claim": min(drawn) if drawn else 1, "null": min(nulls) if nulls else 1}
+
+
+def _history(c, outcome: Outcome) -> list:
+    """The claim's earlier criterion versions, each with this run's verdict under it (what the measurement
+    function judged; "not judged by this run" where it gave none)."""
+    out = []
+    for crit in c.criteria[:-1]:
+        judged = outcome.history.get(crit.version) or outcome.history.get(str(crit.version)) or {}
+        met = judged.get("holds")
+        entry = dict(crit.to_dict(), criterion_met=met, measured=judged.get("measured"), why=judged.get("why", ""))
+        entry["verdict"] = ("not judged by this run" if not judged else
+                            verdict_text("finished", met, judged.get("null_holds")))
+        out.append(entry)
+    return out
+
+
 def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished", shared=()) -> ClaimResult:
     criterion = outcome.criterion or str(outcome.settings.get("criterion") or c.criterion or "")
     null = outcome.null.to_dict() if outcome.null is not None else None
@@ -191,16 +256,26 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
     power = null is not None and not null["holds"]
     # ``holds`` (the contract key) is True only with power; the criterion's own answer is ``criterion_met``
     holds = met if met is not True else (True if power else None)
+    parts = _parts(c, outcome)
     return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, holds,
                        dict(outcome.settings), round(max(float(seconds), 0.0), 3), outcome.note,
                        list(outcome.evidence), status, False, profile, c.kind, criterion, null, outcome.accuracy,
-                       list(outcome.variants), met, list(shared))
+                       list(outcome.variants), met, list(shared),
+                       [p.to_dict() for p in parts], _replicates(outcome, parts), _intervals(parts),
+                       c.current.version if c.criteria else 1, _history(c, outcome),
+                       outcome.paper_settings or c.paper_settings)
 
 
 def _used(profile: Profile, cid: str) -> list:
     """The shared runs claim ``cid`` used: [{"run", "seconds", "built_by"}]."""
     return [{"run": label, "seconds": e["seconds"], "built_by": e["built_by"]}
             for label, e in profile.shared.items() if cid in e["used_by"]]
+
+
+def share_seconds(cid: str, shared: dict) -> float:
+    """Claim ``cid``'s share of the shared runs it used: each (outermost) run's seconds divided among its users."""
+    return round(sum(e["seconds"] / len(e["used_by"]) for e in shared.values()
+                     if cid in (e.get("used_by") or ()) and not e.get("nested")), 3)
 
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
@@ -270,6 +345,11 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
             if write and result.status == "finished":
                 _write_json(path, dict(result.to_dict(), format=FORMAT))
         state["before"] += weight
+    for result in results:  # the shares, once every claim that uses a shared run is known
+        if not result.resumed and result.status == "finished":
+            result.share_seconds = share_seconds(result.id, prof.shared)
+            if write and result.share_seconds:
+                _write_json(_claim_file(directory, result.id), dict(result.to_dict(), format=FORMAT))
     emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
                          "report" if status == "finished" else "stopped"))
     made = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
