@@ -120,6 +120,7 @@ class Part:
     statistic: str = ""  # what is read on every draw, claim and null alike (the function's name)
     rule: str = ""  # the rule in words, with its threshold
     threshold: float | None = None
+    op: str = ""  # the rule's kind: ">", "<" or "all" (``lab.reproduce.stats.Rule``)
     replicates: list = field(default_factory=list)  # the statistic per claim draw
     null_replicates: list = field(default_factory=list)  # the statistic per null draw
     interval: list | None = None
@@ -129,6 +130,7 @@ class Part:
         return _json_value({"name": self.name, "holds": self.holds, "null_holds": self.null_holds,
                             "measured": self.measured, "null_measured": self.null_measured, "null": self.null,
                             "statistic": self.statistic, "rule": self.rule, "threshold": self.threshold,
+                            "op": self.op,
                             "replicates": self.replicates, "null_replicates": self.null_replicates,
                             "interval": self.interval, "null_interval": self.null_interval})
 
@@ -163,7 +165,8 @@ def part(name: str, statistic: Callable[[Any], Any], draws, null_draws, rule: Ru
 
     return Part(name, bool(holds), point(values), None if null_holds is None else bool(null_holds),
                 point(null_values), null, getattr(statistic, "__name__", str(statistic)), rule.text, rule.threshold,
-                values, null_values, None if iv is None else list(iv), None if null_iv is None else list(null_iv))
+                rule.op, values, null_values, None if iv is None else list(iv),
+                None if null_iv is None else list(null_iv))
 
 
 def parts_met(parts) -> bool | None:

@@ -39,12 +39,31 @@ def coverage(report) -> list[dict]:
     return out
 
 
+#: what each profile runs, in words (the report's header: true for every claim under that profile; each claim's
+#: ``paper_settings`` says what it ran against what its paper ran)
+PROFILE_TEXT = {
+    "quick": "reduced settings that run in minutes on a laptop CPU: smaller data, fewer epochs and steps, at least "
+             "three seeds or splits wherever a threshold is judged",
+    "full": "larger settings: the papers' own where a 2-core machine can run them, and stand-ins elsewhere "
+            "(scikit-learn's 8 x 8 digits for MNIST, CIFAR and ImageNet in thesis chapters 4-5 and the ensembles "
+            "poster; small trained networks for the thesis's pretrained models)",
+}
+
+
+def counts_text(counts: dict) -> str:
+    return ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "none"
+
+
 def report_dict(report) -> dict:
     from .. import __version__
+    from .stats import LEVEL, METHOD
 
     return {"format": 1, "profile": report.profile, "status": report.status, "device": report.device,
             "lab_version": __version__, "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "seconds": round(report.seconds, 3), "counts": report.counts(), "papers": PAPERS,
+            "counts_by_kind": report.counts_by_kind(), "kinds": KINDS,
+            "profile_settings": PROFILE_TEXT.get(report.profile, ""),
+            "interval_method": {"level": LEVEL, "method": METHOD},
             "coverage": coverage(report), "shared_runs": report.shared,
             "claims": [r.to_dict() for r in report.results], "report": str(report.html_path)}
 
@@ -142,20 +161,102 @@ def _kind_badge(r, long: bool = False) -> str:
     return f" <span class='kind'>{html.escape(text)}</span>"
 
 
+def _num(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return readable(v)
+    if isinstance(v, (int, float)):
+        return f"{v:.3g}"
+    return readable(v)
+
+
+def part_value(p: dict, null: bool = False) -> str:
+    """A part's point value with its interval: ``0.031 [0.012, 0.05]`` (the null's with ``null=True``)."""
+    point = p.get("null_measured" if null else "measured")
+    iv = p.get("null_interval" if null else "interval")
+    text = _num(point)
+    if iv and None not in iv:
+        text += f" [{_num(iv[0])}, {_num(iv[1])}]"
+    return text
+
+
+def _part_state(holds, null_holds) -> str:
+    if holds is None:
+        return "no pass/fail form"
+    if not holds:
+        return "not met"
+    return {True: "met, null met too", False: "met, null fails", None: "met, no null"}[null_holds]
+
+
+def summary_measured(r, limit: int = 6) -> str:
+    """The summary table's short measurement: each part's point value and interval against its null's; a claim
+    without parts shows at most ``limit`` of its numbers (the claim's section has them all)."""
+    if r.parts and any(p.get("replicates") or p.get("interval") for p in r.parts):
+        return "; ".join(f"{p['name']}: {part_value(p)} (null {part_value(p, True)})" for p in r.parts)
+    value = r.measured
+    if isinstance(value, dict) and len(value) > limit:
+        shown = dict(list(value.items())[:limit])
+        return readable(shown) + f"; and {len(value) - limit} more in the claim's section"
+    return readable(value)
+
+
+def criterion_short(r) -> str:
+    """The criterion as the summary shows it: each part's rule, else the criterion's first sentence."""
+    rules = [f"{p['name']}: {p['rule']}" for p in r.parts if p.get("rule")]
+    if rules:
+        return "; ".join(rules)
+    text = r.criterion or "—"
+    return text if len(text) <= 160 else text[: text.rfind(" ", 0, 160)] + " (in full below)"
+
+
 def summary_table_html(report) -> str:
     rows = []
     for r in report.results:
         text, css = verdict(r)
         acc = _accuracy_text(r.accuracy)
         rows.append(f"<tr><td><a href='#{r.id}'><code>{r.id}</code></a>{_kind_badge(r)}</td>"
-                    f"<td>{html.escape(r.where)}</td><td>{html.escape(short(r.paper_value))}</td>"
-                    f"<td>{html.escape(short(r.measured))}"
+                    f"<td>{html.escape(r.where)}</td><td>{html.escape(criterion_short(r))}"
+                    f"<br><small>version {r.criterion_version}</small></td>"
+                    f"<td>{html.escape(short(r.paper_value))}</td>"
+                    f"<td>{html.escape(summary_measured(r))}"
                     + (f"<br><small>accuracy: {html.escape(acc)}</small>" if acc else "") +
-                    f"</td><td><span class='badge {css}'>{text}</span><br><small>null: "
-                    f"{html.escape(_null_text(r))}</small></td><td>{r.seconds:.1f}</td></tr>")
-    return ("<table><thead><tr><th>claim</th><th>where</th><th>the paper says</th>"
-            "<th>the lab measures</th><th>verdict (and the null check)</th><th>own s</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+                    f"</td><td><span class='badge {css}'>{text}</span></td>"
+                    f"<td>{r.seconds:.1f} + {r.share_seconds:.1f}</td></tr>")
+    return ("<table><thead><tr><th>claim</th><th>where</th><th>criterion (each part's rule)</th>"
+            "<th>the paper says</th><th>the lab measures: each part [95 % interval] (its null)</th><th>verdict</th>"
+            "<th>s: own + share of shared runs</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def parts_html(r) -> str:
+    if not r.parts:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(str(p['name']))}</td><td>{html.escape(p.get('rule') or '—')}</td>"
+        f"<td>{html.escape(part_value(p))}<br><small>{len(p.get('replicates') or [])} draws: "
+        f"{html.escape(readable(p.get('replicates') or []))}</small></td>"
+        f"<td>{html.escape(p.get('null') or '—')}</td>"
+        f"<td>{html.escape(part_value(p, True))}<br><small>{len(p.get('null_replicates') or [])} draws: "
+        f"{html.escape(readable(p.get('null_replicates') or []))}</small></td>"
+        f"<td>{html.escape(_part_state(p.get('holds'), p.get('null_holds')))}</td></tr>" for p in r.parts)
+    return ("<table><caption>The criterion's parts, each judged on its own replicates against its own null (read "
+            "by the same statistic)</caption><thead><tr><th>part</th><th>rule</th><th>measured [95 % interval]</th>"
+            "<th>null: the competing explanation</th><th>null measured [95 % interval]</th><th>part</th></tr>"
+            "</thead><tbody>" + rows + "</tbody></table>")
+
+
+def history_html(r) -> str:
+    if not r.criterion_history:
+        return ""
+    rows = "".join(f"<tr><td>{h['version']}</td><td>{html.escape(h.get('date', ''))}</td>"
+                   f"<td>{html.escape(h.get('criterion', ''))}</td><td>{html.escape(h.get('reason') or '—')}</td>"
+                   f"<td>{html.escape(h.get('verdict', ''))}"
+                   + (f"<br><small>{html.escape(readable(h['measured']))}</small>" if h.get("measured") is not None
+                      else "")
+                   + (f"<br><small>{html.escape(h['why'])}</small>" if h.get("why") else "") + "</td></tr>"
+                   for h in r.criterion_history)
+    return (f"<table><caption>Earlier versions of the criterion, this run judged under each (version "
+            f"{r.criterion_version} decides the verdict)</caption><thead><tr><th>version</th><th>registered</th>"
+            "<th>criterion</th><th>why it changed</th><th>this run's verdict</th></tr></thead><tbody>" + rows
+            + "</tbody></table>")
 
 
 def papers_html(report) -> str:
@@ -203,27 +304,43 @@ def claim_html(r) -> str:
             f"<p><b>{html.escape(PAPERS.get(r.paper, r.paper))}</b>, {html.escape(r.where)}</p>"
             f"<p><i>{html.escape(r.claim)}</i></p>"
             f"<table><tr><th>paper</th><td>{html.escape(short(r.paper_value))}</td></tr>"
-            f"<tr><th>criterion</th><td>{html.escape(r.criterion or '—')}</td></tr>"
-            f"<tr><th>lab</th><td>{html.escape(short(r.measured))}</td></tr>"
+            f"<tr><th>criterion (version {r.criterion_version})</th><td>{html.escape(r.criterion or '—')}</td></tr>"
+            + (f"<tr><th>settings against the paper's</th><td>{html.escape(r.paper_settings)}</td></tr>"
+               if r.paper_settings else "")
+            + (f"<tr><th>replicates</th><td>{html.escape(readable(r.replicates))}</td></tr>" if r.replicates else "")
+            + f"<tr><th>lab</th><td>{html.escape(short(r.measured))}</td></tr>"
             f"<tr><th>null check</th><td>{html.escape(_null_text(r))}</td></tr>"
             + (f"<tr><th>accuracy</th><td>{html.escape(acc)}</td></tr>" if acc else "") +
-            f"<tr><th>seconds</th><td>{r.seconds:.1f} (the claim's own){resumed}{shared}</td></tr></table>{note}"
+            f"<tr><th>seconds</th><td>{r.seconds:.1f} (the claim's own) + {r.share_seconds:.1f} (its share of the "
+            f"shared runs){resumed}{shared}</td></tr></table>{note}{parts_html(r)}{history_html(r)}"
             f"{variants}<details><summary>settings</summary><table>{settings}</table></details>{figures}")
 
 
+def counts_html(report) -> str:
+    """The verdicts counted apart by kind: the papers' claims, the papers' hypotheses, the lab's own checks."""
+    rows = "".join(f"<li>{html.escape(KINDS.get(kind, kind))}: {sum(c.values())} ({html.escape(counts_text(c))})"
+                   "</li>" for kind, c in report.counts_by_kind().items())
+    return f"<ul>{rows}</ul>"
+
+
 def html_page(report) -> str:
-    c = report.counts()
-    counts = ", ".join(f"{v} {k}" for k, v in c.items() if v)
+    from .stats import METHOD
+
     stopped = "<p class='note'>This run was stopped: the claims below are those that finished.</p>" \
         if report.status == "stopped" else ""
+    n = len(report.results)
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Symmetry Lab: reproduction report "
             f"({report.profile})</title><style>{CSS}</style></head><body>"
             f"<h1>Symmetry Lab — reproduction report ({html.escape(report.profile)})</h1>"
-            f"<p>{len(report.results)} claim{'s' if len(report.results) != 1 else ''}: {counts}. Device {html.escape(report.device)}; "
-            f"{report.seconds:.0f} s. Each claim is measured with the lab's own functions; <b>quick</b> runs "
-            f"reduced settings in minutes on a laptop CPU, <b>full</b> the papers' own settings. A claim holds only "
-            f"when its criterion is met and the same criterion fails on a baseline that must fail it (its null "
-            f"check); where the baseline passes too, the claim has no power at these settings.</p>{stopped}"
+            f"<p>{n} check{'s' if n != 1 else ''} ({html.escape(counts_text(report.counts()))}), by kind:</p>"
+            f"{counts_html(report)}<p>Device {html.escape(report.device)}; {report.seconds:.0f} s. Each claim is "
+            f"measured with the lab's own functions. This is the <b>{html.escape(report.profile)}</b> profile: "
+            f"{html.escape(PROFILE_TEXT.get(report.profile, ''))}; each claim states what it ran against what its "
+            f"paper ran. A criterion is registered with a version before the runs that judge it; a claim judged "
+            f"under an earlier version shows that verdict too. Each part of a criterion is judged on its own "
+            f"replicates ({html.escape(METHOD)}, 95 %) against its own null: a competing explanation read by the "
+            f"same statistic. A claim holds only when every part is met and every part's null fails; where a "
+            f"null passes too, the claim has no power at these settings.</p>{stopped}"
             f"{summary_table_html(report)}{shared_html(report)}{papers_html(report)}"
             + "".join(claim_html(r) for r in report.results) + "</body></html>")
 
@@ -244,8 +361,8 @@ def text_table(report) -> str:
     lines = [f"{'claim':<{width}}  {'verdict':<26} {'seconds':>8}  lab (paper)"]
     for r in report.results:
         text, _ = verdict(r)
-        lines.append(f"{r.id:<{width}}  {text:<26} {r.seconds:>8.1f}  {short(r.measured, 70)} "
+        lines.append(f"{r.id:<{width}}  {text:<26} {r.total_seconds:>8.1f}  {short(summary_measured(r), 70)} "
                      f"({short(r.paper_value, 40)})")
-    c = report.counts()
-    lines.append(", ".join(f"{v} {k}" for k, v in c.items() if v) + f"; report: {report.html_path}")
+    by_kind = "; ".join(f"{KINDS.get(k, k)}: {counts_text(c)}" for k, c in report.counts_by_kind().items())
+    lines.append(by_kind + f"; report: {report.html_path}")
     return "\n".join(lines)

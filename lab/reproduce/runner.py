@@ -147,6 +147,15 @@ class Report:
             c[r.verdict] += 1
         return c
 
+    def counts_by_kind(self) -> dict:
+        """{kind: {verdict: n}}: the papers' claims, the papers' hypotheses and the lab's own checks apart."""
+        from .claim import KINDS
+
+        out = {k: dict.fromkeys(VERDICTS, 0) for k in KINDS}
+        for r in self.results:
+            out.setdefault(r.kind, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
+        return {k: v for k, v in out.items() if any(v.values())}
+
 
 def output_dir(out=None, profile: str = "quick") -> Path:
     from ..runstore import runs_root
