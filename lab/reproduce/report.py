@@ -243,6 +243,14 @@ def parts_html(r) -> str:
             "</thead><tbody>" + rows + "</tbody></table>")
 
 
+def _registered_text(r) -> str:
+    reg = r.criterion_registered or {}
+    if not reg.get("date"):
+        return ""
+    why = f": {reg['reason']}" if reg.get("reason") else ""
+    return f"<br><small>registered {html.escape(reg['date'])}{html.escape(why)}</small>"
+
+
 def history_html(r) -> str:
     if not r.criterion_history:
         return ""
@@ -304,7 +312,8 @@ def claim_html(r) -> str:
             f"<p><b>{html.escape(PAPERS.get(r.paper, r.paper))}</b>, {html.escape(r.where)}</p>"
             f"<p><i>{html.escape(r.claim)}</i></p>"
             f"<table><tr><th>paper</th><td>{html.escape(short(r.paper_value))}</td></tr>"
-            f"<tr><th>criterion (version {r.criterion_version})</th><td>{html.escape(r.criterion or '—')}</td></tr>"
+            f"<tr><th>criterion (version {r.criterion_version})</th><td>{html.escape(r.criterion or '—')}"
+            + _registered_text(r) + "</td></tr>"
             + (f"<tr><th>settings against the paper's</th><td>{html.escape(r.paper_settings)}</td></tr>"
                if r.paper_settings else "")
             + (f"<tr><th>replicates</th><td>{html.escape(readable(r.replicates))}</td></tr>" if r.replicates else "")

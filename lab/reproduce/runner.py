@@ -61,6 +61,7 @@ class ClaimResult:
     criterion_history: list = field(default_factory=list)  # earlier versions, each with this run's verdict under it
     paper_settings: str = ""  # one line: what was run against what the paper ran
     share_seconds: float = 0.0  # this claim's share of the shared runs it used (their seconds / their users)
+    criterion_registered: dict | None = None  # the judged version's {"date", "reason"}
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
@@ -72,7 +73,7 @@ class ClaimResult:
     #: replicates, the judged intervals, the criterion's version and its earlier versions (this run judged under
     #: each), this run's settings against the paper's, and the claim's share of the shared runs' seconds
     REPLICATED = ("parts", "replicates", "interval", "criterion_version", "criterion_history", "paper_settings",
-                  "share_seconds")
+                  "share_seconds", "criterion_registered")
 
     @property
     def null_holds(self) -> bool | None:
@@ -272,7 +273,8 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
                        list(outcome.variants), met, list(shared),
                        [p.to_dict() for p in parts], _replicates(outcome, parts), _intervals(parts),
                        c.current.version if c.criteria else 1, _history(c, outcome),
-                       outcome.paper_settings or c.paper_settings)
+                       outcome.paper_settings or c.paper_settings, 0.0,
+                       {"date": c.current.date, "reason": c.current.reason} if c.criteria else None)
 
 
 def _used(profile: Profile, cid: str) -> list:
