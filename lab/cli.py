@@ -191,14 +191,17 @@ def add_reproduce_parser(sub) -> None:
     sp = sub.add_parser("reproduce", help="check the claims of the seed papers and write a report",
                         description="Measure every claim of the seed papers with the lab's own functions and write "
                                     "a report (report.html with the figures, report.json). --quick (default) runs "
-                                    "reduced settings in minutes on a laptop CPU; --full the papers' own settings "
-                                    "(hours on a CPU, minutes on a GPU), resumable: finished claims are kept in "
+                                    "reduced settings in minutes on a laptop CPU, with at least three seeds or splits "
+                                    "wherever a threshold is judged; --full larger settings, the papers' own where "
+                                    "a 2-core machine can run them (each claim's paper_settings says what it ran "
+                                    "against its paper) (hours on a CPU, minutes on a GPU), resumable: finished "
+                                    "claims are kept in "
                                     "the output directory and not measured again (--fresh measures them again).")
     mode = sp.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="profile", action="store_const", const="quick",
                       help="reduced settings, a few minutes on a 2-core CPU (the default)")
     mode.add_argument("--full", dest="profile", action="store_const", const="full",
-                      help="the papers' own settings (uses the GPU when present)")
+                      help="larger settings, the papers' own where they can run here (uses the GPU when present)")
     sp.set_defaults(profile="quick")
     sp.add_argument("--only", default=None, metavar="ID,...",
                     help="comma list of claim ids (default: all): " + ", ".join(CLAIM_IDS))
@@ -212,6 +215,8 @@ def add_reproduce_parser(sub) -> None:
                          "t10k-labels-idx1-ubyte[.gz]): Trans then trains on MNIST 14x14 as in the paper "
                          "(default: scikit-learn's digits; nothing is downloaded)")
     sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
+    sp.add_argument("--seed", type=int, default=0, metavar="N",
+                    help="the first replicate seed (default 0): the same seed gives the same report numbers")
     sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="measure the claims as one sweep on the Dask cluster at ADDRESS (each module's claims one "
                          "task; the workers must see --out, e.g. a shared file system), then write the report here")
@@ -219,8 +224,9 @@ def add_reproduce_parser(sub) -> None:
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: {"claims": [{"id", "paper", "where", "claim", "paper_value", '
                          '"measured", "holds", "settings", "seconds", "criterion", "null_holds", "accuracy", '
-                         '"verdict", ...}], "report": PATH}; "holds" is true only when the criterion is met and '
-                         'fails on the claim\'s baseline ("null_holds" false)')
+                         '"verdict", "parts", "replicates", "interval", "criterion_version", "criterion_history", '
+                         '"paper_settings", ...}], "report": PATH}; "holds" is true only when every part of the '
+                         'criterion is met and every part\'s null fails ("null_holds" false)')
 
 
 def pick_family(command: str, args):
@@ -514,11 +520,11 @@ def _reproduce(args) -> int:
 
                 report = run_on_cluster(args.only, profile=args.profile, out=args.out, device=args.device,
                                         dtype=args.dtype, data=args.data, fresh=args.fresh, scheduler=args.scheduler,
-                                        progress=printer)
+                                        progress=printer, seed=args.seed)
             else:
                 report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device,
                                     dtype=args.dtype, data=args.data, fresh=args.fresh, progress=printer,
-                                    control=control)
+                                    control=control, seed=args.seed)
         finally:
             if printer is not None:
                 printer.close()

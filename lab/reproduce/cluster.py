@@ -23,18 +23,19 @@ def groups(ids=None) -> list[list[str]]:
     return list(out.values())
 
 
-def _measure(ids, profile, out, device, dtype, data, fresh) -> dict:
+def _measure(ids, profile, out, device, dtype, data, fresh, seed=0) -> dict:
     from . import runner
 
     t0 = time.monotonic()
     made = runner.run(ids, profile=profile, out=out, device=device, dtype=dtype, data=data, fresh=fresh,
-                      report=False)
+                      report=False, seed=seed)
     return {"ids": ids, "status": made.status, "seconds": time.monotonic() - t0,
             "errors": [r.id for r in made.results if r.status == "error"]}
 
 
 def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype=None, data=None,
-                   fresh: bool = False, scheduler: str | None = None, progress=None, client=None):
+                   fresh: bool = False, scheduler: str | None = None, progress=None, client=None,
+                   seed: int = 0):
     """Measure the claims on the cluster at ``scheduler`` (or ``client``), then write the report here; returns
     the ``Report``."""
     from dask.distributed import Client, as_completed
@@ -56,7 +57,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
             raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     try:
         emit({"kind": "dashboard", "url": getattr(client, "dashboard_link", None)})
-        futures = [client.submit(_measure, g, profile, str(directory.resolve()), device, dtype, data, fresh,
+        futures = [client.submit(_measure, g, profile, str(directory.resolve()), device, dtype, data, fresh, seed,
                                  key=f"reproduce-{g[0]}-{time.time_ns()}", pure=False) for g in parts]
         done = 0
         emit(progress_record(0, len(parts), f"{len(parts)} groups of claims on the cluster"))
@@ -72,4 +73,4 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
         if own is not None:
             own.close()
     return runner.run(ids, profile=profile, out=directory, device=device, dtype=dtype, data=data, fresh=False,
-                      progress=None)
+                      progress=None, seed=seed)

@@ -62,7 +62,7 @@ def report_dict(report) -> dict:
             "lab_version": __version__, "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "seconds": round(report.seconds, 3), "counts": report.counts(), "papers": PAPERS,
             "counts_by_kind": report.counts_by_kind(), "kinds": KINDS,
-            "profile_settings": PROFILE_TEXT.get(report.profile, ""),
+            "profile_settings": PROFILE_TEXT.get(report.profile, ""), "seed": report.seed,
             "interval_method": {"level": LEVEL, "method": METHOD},
             "coverage": coverage(report), "shared_runs": report.shared,
             "claims": [r.to_dict() for r in report.results], "report": str(report.html_path)}
@@ -342,7 +342,7 @@ def html_page(report) -> str:
             f"({report.profile})</title><style>{CSS}</style></head><body>"
             f"<h1>Symmetry Lab — reproduction report ({html.escape(report.profile)})</h1>"
             f"<p>{n} check{'s' if n != 1 else ''} ({html.escape(counts_text(report.counts()))}), by kind:</p>"
-            f"{counts_html(report)}<p>Device {html.escape(report.device)}; {report.seconds:.0f} s. Each claim is "
+            f"{counts_html(report)}<p>Device {html.escape(report.device)}; seed {report.seed}; {report.seconds:.0f} s. Each claim is "
             f"measured with the lab's own functions. This is the <b>{html.escape(report.profile)}</b> profile: "
             f"{html.escape(PROFILE_TEXT.get(report.profile, ''))}; each claim states what it ran against what its "
             f"paper ran. A criterion is registered with a version before the runs that judge it; a claim judged "

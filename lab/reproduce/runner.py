@@ -62,6 +62,7 @@ class ClaimResult:
     paper_settings: str = ""  # one line: what was run against what the paper ran
     share_seconds: float = 0.0  # this claim's share of the shared runs it used (their seconds / their users)
     criterion_registered: dict | None = None  # the judged version's {"date", "reason"}
+    seed: int = 0  # the run's first replicate seed (a claim file of another seed is measured again)
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
@@ -97,7 +98,7 @@ class ClaimResult:
         return round(float(self.seconds) + float(self.share_seconds or 0.0), 3)
 
     def to_dict(self) -> dict:
-        return dict(self.public(), evidence=self.evidence, profile=self.profile)
+        return dict(self.public(), evidence=self.evidence, profile=self.profile, seed=self.seed)
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClaimResult":
@@ -141,6 +142,7 @@ class Report:
         return self.directory / "report.html"
 
     shared: dict = field(default_factory=dict)  # label -> {"seconds", "built_by", "used_by"}: runs shared by claims
+    seed: int = 0  # the first replicate seed
 
     def counts(self) -> dict:
         c = dict.fromkeys(VERDICTS, 0)
@@ -186,15 +188,16 @@ def _claim_file(directory: Path, cid: str) -> Path:
     return directory / "claims" / f"{cid}.json"
 
 
-def _read_claim(path: Path, profile: str) -> ClaimResult | None:
-    """A finished claim file of the same profile, or None (missing, another profile, unreadable: measured
-    again)."""
+def _read_claim(path: Path, profile: str, seed: int = 0, version: int = 1) -> ClaimResult | None:
+    """A finished claim file of the same profile, seed and criterion version, or None (missing, another profile,
+    seed or version, unreadable: measured again)."""
     try:
         d = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("profile") != profile \
-            or d.get("status") != "finished":
+            or d.get("status") != "finished" or d.get("seed", 0) != seed \
+            or d.get("criterion_version", 1) != version:
         return None
     try:
         result = ClaimResult.from_dict(d)
@@ -291,7 +294,7 @@ def share_seconds(cid: str, shared: dict) -> float:
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
         data: str | None = None, fresh: bool = False, progress=None, control=None, write: bool = True,
-        report: bool = True) -> Report:
+        report: bool = True, seed: int = 0) -> Report:
     """Measure the claims ``ids`` (default: all) under ``profile``; returns the ``Report`` (also written as
     ``report.json`` and ``report.html`` under ``out`` unless ``write`` is False; ``report=False`` keeps only the
     finished claims' files, as a cluster's tasks do before the client writes the report).
@@ -327,13 +330,15 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
         emit(progress_record(int(done), total, f"{state['claim']}: {message}",
                              partial=done - int(done)))
 
-    prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control)
+    prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control,
+                   seed=int(seed))
     results, status, t0 = [], "finished", time.perf_counter()
     for c, weight in zip(claims, weights):
         state.update(claim=c.id, weight=weight)
         emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
         path = _claim_file(directory, c.id)
-        kept = None if (fresh or not write) else _read_claim(path, profile)
+        kept = None if (fresh or not write) else _read_claim(path, profile, int(seed),
+                                                             c.current.version if c.criteria else 1)
         if kept is not None:
             results.append(kept)
         else:
@@ -346,6 +351,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
                 # the claim's own seconds: the shared runs it built first are timed apart (Report.shared)
                 own = time.perf_counter() - t1 - (prof.shared_seconds - shared0)
                 result = _result(c, outcome, own, profile, shared=_used(prof, c.id))
+                result.seed = int(seed)
             except (Stopped, KeyboardInterrupt):
                 status = "stopped"
                 break
@@ -364,7 +370,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
                          "report" if status == "finished" else "stopped"))
     made = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
-                  shared=dict(prof.shared))
+                  shared=dict(prof.shared), seed=int(seed))
     if write and report:
         from .report import write_report
 
