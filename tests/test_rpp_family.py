@@ -49,7 +49,7 @@ def test_exact_symmetry_emlp_is_equivariant_under_the_datas_group():
     (["--symmetry", "partial"], "invalid choice"), (["--prior-free", "-1"], "at least 0"),
     (["--prior-free", "x"], "invalid float"), (["--prior-free", "inf"], "finite"),
     (["--prior-free", "0", "--prior-equivariant", "0"], "both 0"), (["--prior", "flat"], "invalid choice"),
-    (["--wind", "0.02"], "pendulum only"), (["--symmetry", "exact", "--variant", "original"], "approximate only"),
+    (["--wind", "0.02"], "pendulum only"), (["--symmetry", "exact", "--variant", "thesis"], "approximate only"),
     (["--models", "cnn"], "unknown value"), (["--models", "mlp", "--prior-free", "2"], "rpp model only"),
     (["--size", "1"], "at least 2"), (["--seeds", "0"], "at least 1")])
 def test_bad_input_is_one_line_and_exit_2(args, words):

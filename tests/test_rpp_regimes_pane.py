@@ -76,7 +76,7 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
     for model, label in (("mlp", "MLP"), ("emlp", "EMLP"), ("rpp", "RPP-EMLP")):
         assert drawn[label] == sorted(saved[saved["model"] == model]["test_mse"].tolist())
     assert panel.title.text == "approximate symmetry" and not panel.note.visible
-    assert panel.subtitle.text.startswith("models over O(3) · thesis's formula\ntargets' symmetry error ")
+    assert panel.subtitle.text.startswith("models over O(3) · authors' code\ntargets' symmetry error ")
     # the exact panel still shows the saved run; the misspecified one has none
     assert _drawn(pane._panels["exact"])["MLP"] == sorted(exact["models"]["mlp"]["test_mse"])
     assert pane._panels["misspecified"].note.visible
@@ -105,9 +105,11 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
 def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):
     pane = _pane(tmp_path, symmetry="exact")
     assert not pane._variant_w.visible
-    pane.param.update(variant="original", prior_free=2.0)
+    assert pane.variant == RPPConfig.option_named("variant").default == "original"  # the config's default
+    assert list(pane.param.variant.objects) == list(RPPConfig.option_named("variant").choices)  # not a copy
+    pane.param.update(variant="thesis", prior_free=2.0)
     cfg = pane.config()
-    assert cfg.variant == "thesis" and cfg.prior_free == 2.0  # a hidden variant never reaches the config
+    assert cfg.variant == "original" and cfg.prior_free == 2.0  # a hidden variant never reaches the config
     pane.models = ["mlp", "emlp"]
     assert not pane._prior_w.visible and pane.config().prior_free is None
     pane.config().validate()  # accepted: the prior's settings were left out with RPP-EMLP
@@ -139,6 +141,28 @@ def test_load_restores_the_controls_and_the_boxes(saved_exact):
     assert len(pane._table.object) == 6 and len(pane.live.groups) == 6
     assert f"Loaded `{path.name}`" in pane._status.object
     assert not pane.load(str(root.parent), wait=True) and pane._error.visible
+
+
+def test_runs_saved_before_the_default_changed_load_as_they_ran(saved_exact, tmp_path):
+    """Until 2026-11-27 approximate inertia's default was the thesis's formula: every saved run stored it, also
+    where it did not apply (exact, misspecified), and a run without the setting ran on it.  Both load: the exact run
+    unchanged, the approximate one with the thesis's formula back in the control."""
+    import json
+
+    _, path, _ = saved_exact
+    old_exact, old_approximate = tmp_path / "old-exact", tmp_path / "old-approximate"
+    shutil.copytree(path, old_exact)
+    shutil.copytree(path, old_approximate)
+    for run, change in ((old_exact, {"variant": "thesis"}), (old_approximate, {"symmetry": "approximate"})):
+        meta = json.loads((run / "config.json").read_text())
+        meta["config"] = {k: v for k, v in meta["config"].items() if k != "variant"} | change
+        (run / "config.json").write_text(json.dumps(meta))
+    pane = RPPRegimes(results=str(tmp_path), worker="thread")
+    pane.__panel__().get_root(Document())
+    assert pane.load(str(old_exact), wait=True) and not pane._error.visible
+    assert pane.symmetry == "exact" and pane.variant == "original"
+    assert pane.load(str(old_approximate), wait=True) and not pane._error.visible
+    assert pane.symmetry == "approximate" and pane.variant == "thesis" and pane.config().variant == "thesis"
 
 
 def test_the_tab_switches_between_the_chapters(tmp_path):

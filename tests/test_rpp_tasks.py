@@ -47,7 +47,8 @@ def turn_inputs(g, x):
 def test_regime_table_is_complete_and_as_the_thesis_and_authors_declare():
     assert TASKS == ("inertia", "pendulum") and SYMMETRIES == ("exact", "approximate", "misspecified")
     assert list(REGIMES) == list(itertools.product(TASKS, SYMMETRIES))
-    expected = {("inertia", "exact"): (INERTIA, "O(3)"), ("inertia", "approximate"): (MODIFIED_INERTIA, "O(3)"),
+    expected = {("inertia", "exact"): (INERTIA, "O(3)"),
+                ("inertia", "approximate"): (MODIFIED_INERTIA_ORIGINAL, "O(3)"),  # the authors' code, by default
                 ("inertia", "misspecified"): (INERTIA, "SL(3)"), ("pendulum", "exact"): (PENDULUM, "O2eR3()"),
                 ("pendulum", "misspecified"): (PENDULUM, "SO(3)")}
     for key, r in REGIMES.items():
@@ -86,6 +87,19 @@ def test_unknown_names_and_misplaced_options_are_lab_errors():
         target_symmetry_error(INERTIA, n=0)
     with pytest.raises(LabError):
         target_symmetry_error(INERTIA, n=2.5)
+
+
+def test_the_printed_formula_is_a_named_variant_whose_scale_is_stated():
+    """The thesis's printed formula stays reachable by name; its added term is about 20 times I (the authors': 0.17),
+    as the family's option says."""
+    from lab.experiments.rpp import RPPConfig
+    from lab.rpp import DEFAULT_VARIANT, VARIANTS, added_term_scale, modified_inertia
+
+    assert DEFAULT_VARIANT == VARIANTS[0] == "original" and modified_inertia() is MODIFIED_INERTIA_ORIGINAL
+    assert regime("inertia", "approximate", variant="thesis").data is MODIFIED_INERTIA
+    assert 15 < added_term_scale("thesis") < 30 and 0.1 < added_term_scale("original") < 0.25
+    help_ = RPPConfig.option_named("variant").help
+    assert "about 20 times" in help_ and "about 0.17 times" in help_
 
 
 def test_the_same_seed_gives_the_same_data():

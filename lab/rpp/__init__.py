@@ -9,15 +9,16 @@ equivariance through training (``lab.rpp.posterior.posterior_levels``) and the p
 ['inertia-exact', 'inertia-approximate', 'inertia-misspecified', 'pendulum-exact', 'pendulum-approximate',
  'pendulum-misspecified']
 """
-from .tasks import (EPS, MEASURES, MODIFIED_INERTIA, MODIFIED_INERTIA_ORIGINAL, REGIMES, SYMMETRIES, TASKS, VARIANTS,
-                    W0, WINDY_PENDULUM, Regime, RegimeError, modified_inertia, modified_inertia_target, regime,
-                    target_symmetry_error, target_symmetry_errors, windy_pendulum)
+from .tasks import (DEFAULT_VARIANT, EPS, MEASURES, MODIFIED_INERTIA, MODIFIED_INERTIA_ORIGINAL, REGIMES, SYMMETRIES,
+                    TASKS, VARIANTS, W0, WINDY_PENDULUM, Regime, RegimeError, added_term_scale, modified_inertia,
+                    modified_inertia_target, regime, target_symmetry_error, target_symmetry_errors, windy_pendulum)
 from .train import MODELS, PRIOR_NAMES, RPPTrainError, objective, train_model, train_rpp
 from .pendulum import build_rpp, pendulum_chunks, prior_wind_grid, summed_nll
 from .posterior import POSTERIOR, PosteriorError, posterior_levels
 from .pendulum import train as train_pendulum
 
-__all__ = ["TASKS", "SYMMETRIES", "VARIANTS", "MEASURES", "REGIMES", "Regime", "RegimeError", "regime",
+__all__ = ["TASKS", "SYMMETRIES", "VARIANTS", "DEFAULT_VARIANT", "added_term_scale", "MEASURES", "REGIMES", "Regime",
+           "RegimeError", "regime",
            "MODIFIED_INERTIA", "MODIFIED_INERTIA_ORIGINAL", "modified_inertia", "modified_inertia_target",
            "WINDY_PENDULUM", "windy_pendulum", "EPS", "W0", "target_symmetry_error", "target_symmetry_errors",
            "MODELS", "PRIOR_NAMES", "RPPTrainError", "objective", "train_model", "train_rpp",
