@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 
-from .claim import Outcome, claim, judge
+from .claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge, part
+from .stats import Rule
 
 FAITHFUL = "faithful (poster)"
 MERGE = "with the lab's merge pass"
@@ -169,12 +170,60 @@ def _exact_criterion(pd_of):
     return criterion
 
 
+#: an exact recovery (partition distance 0) as an interval rule: partition distances are whole numbers, so with at
+#: most 20 draws the 95 % interval of their mean lies below 0.05 only when every draw is 0 (one draw of 1 among n
+#: puts the interval's top at 1/n or higher)
+EXACT = 0.05
+#: the date the criteria of issue 46 (parts, replicates, nulls with teeth) were declared
+REVISED = "2026-11-27"
+
+
+def partition_distance_to_truth(draw) -> int:
+    """The statistic of the exact-recovery claims, read on every claim draw (the learned, snapped partition of a
+    trial) and every null draw (a random partition as the method starts from it): (labels, truth) -> PD."""
+    from ..sharing.partition import partition_distance
+
+    labels, gt = draw
+    return int(partition_distance(labels, gt))
+
+
+def _null_seeds(profile, claim_draws: int) -> list:
+    """The null's seeds: as many as the claim's draws, at least 3."""
+    return [profile.seed + i for i in range(max(3, int(claim_draws)))]
+
+
+def _exact_part(name: str, runs, profile, gt) -> "Part":
+    """Part "partition distance 0": the faithful snapped partition of every trial against a random partition (the
+    method's own start: a random A snapped) at as many seeds (at least 3), by ``partition_distance_to_truth``."""
+    draws = [(r.snapped, t.gt) for t, r in runs]
+    null_draws = [(_random_partitions(len(gt), s, 1)[0], gt) for s in _null_seeds(profile, len(draws))]
+    return part(name, partition_distance_to_truth, draws, null_draws, Rule("<", EXACT),
+                "a random partition (a random A as the method initialises it, snapped), one per seed")
+
+
+def _exact_text(what: str) -> str:
+    return (f"{what}: the 95 % interval of the mean faithful partition distance over the trials lies below "
+            f"{EXACT:g} (partition distances are whole numbers: with at most 20 trials, 0 in every trial); null: a "
+            "random partition as the method starts from it, one per seed at as many seeds (at least 3), read the "
+            "same way")
+
+
 # ---------------------------------------------------------------------------------------------- running example
+CONV_V1 = "the faithful partition distance to Flatten(K)'s sharing is 0 in every trial"
+
+
 @claim("share-conv-exact", "sharing", "Running example (Convolution); Approach",
        "The sharing of a convolution (kernel [2, 1] on R^3) is recovered from data: partition distance 0.",
        paper_value=0, seconds={"quick": 3, "full": 30},
-       criterion="the faithful partition distance to Flatten(K)'s sharing is 0 in every trial",
-       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per trial)")
+       null="a random partition (a random A as the method initialises it, snapped), one per seed at 3 or more seeds",
+       criteria=(Criterion(1, CONV_V1, FIRST_REGISTERED),
+                 Criterion(2, _exact_text("(a) recovered"), REVISED,
+                           reason="issue 46: judged as a part on an interval, with the null (a random partition) "
+                                  "drawn at 3 or more seeds and read by the same statistic",
+                           thresholds=(("EXACT", EXACT),), parts=("(a) recovered",))),
+       paper_settings="the poster's running example (kernel [2, 1] on R^3) at the reference demo's sizes (50 train / "
+                      "100 validation, Adam lr 0.1, 1000 steps), 3 restarts; quick: 1 trial, full: 10 (the poster "
+                      "shows one example)")
 def conv_exact(profile):
     from ..sharing.defaults import DEFAULTS
     from ..sharing.partition import is_refinement
@@ -190,12 +239,11 @@ def conv_exact(profile):
     base = [_baselines(t.gt, s) for s, (t, _) in zip(seeds, runs)]
     random_pd = _mean([p for b in base for p in b["random"]])
     task, first = runs[0]
-    criterion_text = ("holds if the faithful partition distance to Flatten(K)'s sharing (K = 6 entries, 3 true "
-                      f"blocks) is 0 in every one of {trials} trial(s)")
     criterion = _exact_criterion(lambda m: m)
-    holds, null = judge(criterion, _mean(pds), f"a random partition (a random A as the method initialises it, "
-                                                f"snapped; {DRAWS} draws per trial): mean partition distance",
-                        random_pd)
+    v1_holds, v1_null = judge(criterion, _mean(pds), "random partition", random_pd)
+    recovered = _exact_part("(a) recovered", runs, profile, task.gt)
+    holds = recovered.holds
+    criterion_text = f"holds if {_exact_text('(a) recovered')} (K = 6 entries, 3 true blocks; {trials} trial(s))"
     d = DEFAULTS["conv"]
     settings = {"kernel": [2.0, 1.0], "length": 3, "train": 50, "val": 100, "noise": 0.0, "trials": trials,
                 "seeds": seeds, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
@@ -227,23 +275,46 @@ def conv_exact(profile):
                  "same value: the same function, the test MSE equals A_gt's). The poster's nuclear norm rewards "
                  "that spread of a row over duplicate columns; the merge pass (max PD "
                  f"{max(merged)}) and the reference code's column-norm penalty (max PD {max(columns)}) undo it. ")
-    return Outcome(measured=_mean(pds), holds=holds, settings=settings, evidence=evidence, note=note.strip(),
-                   criterion=criterion_text, null=null,
+    history = {1: {"holds": v1_holds, "null_holds": v1_null.holds, "measured": _mean(pds),
+                   "why": f"v1 on this run's {trials} trial(s): partition distance 0 in every trial; its null, the "
+                          f"mean of {DRAWS} random partitions per trial ({random_pd:.2f}), read the same way"}}
+    settings["null_seeds"] = _null_seeds(profile, trials)
+    return Outcome(measured=_mean(pds), settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, parts=[recovered], history=history,
                    variants=[_variant("merge", _mean(merged), criterion),
                              _variant("columns", _mean(columns), criterion)])
 
 
 # ---------------------------------------------------------------------------------------------- Gaussian data
 GAUSSIAN_BLOCKS = (1, 2, 3, 4, 5)
+GAP_V1 = ("at every split r and every number of true blocks rk(A_gt) >= 2, the fraction of trials whose MSE gap is "
+          "at most the poster's bound is at least 1 - alpha, alpha = exp(-K/10)")
+GAP_V2 = ("(a) within the bound: per trial, the fraction of the tested settings (every split r, every rk(A_gt) >= 2) "
+          "whose MSE gap is at most the poster's bound; the 95 % interval of its mean over the trials lies above "
+          "1 - alpha, alpha = exp(-K/10) (K = 5); null: a random partition per trial and setting, read the same way")
+
+
+def fraction_within_bound(draw) -> float:
+    """The statistic of share-gaussian-gap-bound, read on a trial's learned partitions and on a random partition
+    at the same trial: the fraction of its (gap, bound) pairs, one per tested setting, with gap <= bound."""
+    return _mean([gap <= bound for gap, bound in draw])
 
 
 @claim("share-gaussian-gap-bound", "sharing", "Results, Claim (Gaussian data, Eq. 1)",
        "With probability 1 - alpha (alpha < exp(-K/10)) the MSE gap of the learned sharing is below "
        "sigma^2 ((1-r)/(r|D|) (rk(A_gt) - 1) - 40 ln(alpha)/((1-r)|D|)).", paper_value="gap <= bound",
        seconds={"quick": 10, "full": 9000},
-       criterion="at every split r and every number of true blocks rk(A_gt) >= 2, the fraction of trials whose "
-                 "MSE gap is at most the poster's bound is at least 1 - alpha, alpha = exp(-K/10)",
-       null="a random partition (a random A as the method initialises it, snapped) in place of the learned one")
+       null="a random partition (a random A as the method initialises it, snapped) in place of the learned one, one "
+            "per trial",
+       criteria=(Criterion(1, GAP_V1, FIRST_REGISTERED),
+                 Criterion(2, GAP_V2, REVISED,
+                           reason="issue 46: the trials are the replicates: each trial's fraction of the tested "
+                                  "settings (split r, rk >= 2) within the bound, judged on the 95 % interval of "
+                                  "the mean over trials; the null (a random partition per trial) read by the same "
+                                  "statistic",
+                           thresholds=(("1 - alpha", round(1 - math.exp(-0.5), 6)),), parts=("(a) within the bound",))),
+       paper_settings="K = 5, |D| = 100, sigma = 1, block means 3 apart as the reference code; quick: splits r in "
+                      "{0.3, 0.5, 0.7} x 10 trials, full: r = 0.1 ... 0.9 x 200 trials (the reference code's grid)")
 def gaussian_gap_bound(profile):
     splits = profile.pick(quick=(0.3, 0.5, 0.7), full=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9))
     trials = profile.pick(quick=10, full=200)
@@ -275,13 +346,19 @@ def gaussian_gap_bound(profile):
     random_m = summary("random")
     singles = summary("singletons_gap")
     merge_m = summary("gap_merge")
-    holds, null = judge(criterion, measured, "a random partition (a random A as the method initialises it, "
-                                             f"snapped; {DRAWS} draws per trial) in place of the learned one",
-                        random_m)
-    criterion_text = (f"holds if at every split r in {list(splits)} and every number of true blocks rk(A_gt) in "
-                      f"{list(tested)} the fraction of the {trials} trials whose MSE gap is at most the poster's "
-                      f"bound is at least 1 - alpha = {1 - alpha:.3f}, alpha = exp(-K/10) (K = 5); rk(A_gt) = 1 is "
-                      "shown but not tested (every partition refines one block: none can exceed the bound)")
+    v1_holds, v1_null = judge(criterion, measured, "random partition", random_m)
+    draws = [[(runs[r][b][i]["gap"], runs[r][b][i]["bound"]) for r in splits for b in tested] for i in range(trials)]
+    null_draws = [[(runs[r][b][i]["random_gaps"][0], runs[r][b][i]["bound"]) for r in splits for b in tested]
+                  for i in range(trials)]
+    within = part("(a) within the bound", fraction_within_bound, draws, null_draws, Rule(">", 1 - alpha),
+                  "a random partition (the method's start: a random A, snapped) per trial and setting")
+    holds = within.holds
+    criterion_text = (f"holds if, per trial, the fraction of the tested settings (splits r in {list(splits)}, "
+                      f"rk(A_gt) in {list(tested)}) whose MSE gap is at most the poster's bound has a 95 % interval "
+                      f"of its mean over the {trials} trials wholly above 1 - alpha = {1 - alpha:.3f}, alpha = "
+                      "exp(-K/10) (K = 5), and a random partition per trial and setting, read the same way, does not; "
+                      "rk(A_gt) = 1 is shown but not tested (every partition refines one block: none can exceed the "
+                      "bound)")
     settings = {"K": K, "blocks": list(blocks), "tested_blocks": list(tested), "samples": 100, "sigma": 1.0,
                 "psi_gt": "3 * arange(rk)", "splits": list(splits), "trials": trials, "alpha": alpha,
                 "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop", "weight_decay": 1e-4, "restarts": 3,
@@ -353,8 +430,42 @@ def gaussian_gap_bound(profile):
                 "true blocks of different means (not a refinement of A_gt). " + note)
     variants = [{"name": MERGE, "what": VARIANTS["merge"], "measured": merge_m, "holds": criterion(merge_m)}]
     measured["singletons_worst_fraction"] = singles["worst_fraction"]
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note.strip(),
-                   criterion=criterion_text, null=null, variants=variants)
+    measured["per_trial_fraction"] = within.measured
+    history = {1: {"holds": v1_holds, "null_holds": v1_null.holds,
+                   "measured": {"worst_fraction": measured["worst_fraction"],
+                                "random_worst_fraction": random_m["worst_fraction"]},
+                   "why": f"v1 on this run's {trials} trials: the worst (r, rk) setting's fraction of trials within "
+                          f"the bound against 1 - alpha; its null, {DRAWS} random partitions per trial, the same way"}}
+    return Outcome(measured=measured, settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, parts=[within], history=history, variants=variants)
+
+
+PD_V1 = ("at every number of true blocks rk(A_gt) < K, the faithful mean partition distance is below all "
+         "singletons' (K - rk) and below a random partition's")
+PD_V2 = ("per trial, at its worst number of true blocks rk(A_gt) < K: (a) the faithful partition distance minus all "
+         "singletons' (K - rk) and (b) minus the mean of the trial's reference random partitions; each part holds if "
+         "the 95 % interval of its mean over the trials lies below 0; null: a further random partition per trial "
+         "(not among the reference ones) in place of the learned one, read by the same statistics")
+
+
+def _worst_rk(draw, reference) -> float:
+    """max over the tested rk of PD(draw's partition at rk) - reference(rk, trial): a draw is one trial's
+    {rk: (labels, truth, trial)}."""
+    from ..sharing.partition import partition_distance
+
+    return max(float(partition_distance(labels, gt)) - reference(rk, trial) for rk, (labels, gt, trial)
+               in draw.items())
+
+
+def pd_minus_singletons(draw) -> float:
+    """Statistic (a) of share-gaussian-pd: at the trial's worst rk, its partition distance minus all singletons'."""
+    return _worst_rk(draw, lambda rk, trial: float(trial["singletons_pd"]))
+
+
+def pd_minus_random(draw) -> float:
+    """Statistic (b) of share-gaussian-pd: at the trial's worst rk, its partition distance minus the mean of the
+    trial's reference random partitions (draws 2 ... DRAWS; the first is the null's)."""
+    return _worst_rk(draw, lambda rk, trial: _mean(trial["random_pd"][1:]))
 
 
 @claim("share-gaussian-pd", "sharing", "Analysis on Gaussian data; the reference code's partition-distance "
@@ -363,9 +474,16 @@ def gaussian_gap_bound(profile):
        "poster states no result of it): the partition distance between the recovered A_val and A_gt is below that "
        "of no sharing (all singletons) and of a random partition at every number of true blocks rk(A_gt) < K.",
        paper_value=None, seconds={"quick": 5, "full": 2400}, kind="lab",
-       criterion="at every number of true blocks rk(A_gt) < K, the faithful mean partition distance is below "
-                 "all singletons' (K - rk) and below a random partition's",
-       null="the all-singletons estimator (no sharing): partition distance K - rk(A_gt)")
+       null="a random partition per trial (the method's start) in place of the learned one",
+       criteria=(Criterion(1, PD_V1, FIRST_REGISTERED),
+                 Criterion(2, PD_V2, REVISED,
+                           reason="issue 46: the v1 null (all singletons against its own distance K - rk) failed by "
+                                  "construction; the trials are now the replicates, each comparison a part judged "
+                                  "on an interval, with a random partition per trial as the competing explanation",
+                           thresholds=(("difference", 0.0),),
+                           parts=("(a) below no sharing", "(b) below a random partition"))),
+       paper_settings="the reference code's experiment (K = 5, |D| = 100, sigma = 1, r = 0.3; the poster reports "
+                      "no result of it); quick: 10 trials per number of true blocks, full: 200 (the reference's)")
 def gaussian_pd(profile):
     from scipy.stats import spearmanr
 
@@ -392,15 +510,23 @@ def gaussian_pd(profile):
     def criterion(pds) -> bool:
         return all(pds[i] < singles[i] and pds[i] < random_pd[i] for i, b in enumerate(block_counts) if b < K)
 
-    holds, null = judge(criterion, faithful, "the all-singletons estimator (no sharing): partition distance "
-                                             "K - rk(A_gt) per number of true blocks", singles)
+    v1_holds, v1_null = judge(criterion, faithful, "all singletons", singles)
+    draws = [{b: (nuclear_runs[b][i]["snapped"], nuclear_runs[b][i]["gt"], nuclear_runs[b][i]) for b in tested}
+             for i in range(trials)]
+    null_draws = [{b: (_random_partitions(K, profile.seed + i, 1)[0], nuclear_runs[b][i]["gt"], nuclear_runs[b][i])
+                   for b in tested} for i in range(trials)]
+    null_text = "a further random partition per trial (the method's start: a random A, snapped)"
+    parts = [part("(a) below no sharing", pd_minus_singletons, draws, null_draws, Rule("<", 0.0), null_text),
+             part("(b) below a random partition", pd_minus_random, draws, null_draws, Rule("<", 0.0), null_text)]
+    holds = all(p.holds for p in parts)
     rho = float(spearmanr(block_counts, faithful).statistic) if len(set(faithful)) > 1 else float("nan")
     measured = {"blocks": list(block_counts), "faithful": faithful, "merge": merged, "columns": columns,
                 "random": random_pd, "singletons": singles, "spearman_rho": None if math.isnan(rho) else rho}
-    criterion_text = (f"holds if at every number of true blocks rk(A_gt) in {tested} (K = 5; at rk = K all "
-                      f"singletons is the truth) the faithful mean partition distance over {trials} trials is below "
-                      f"all singletons' K - rk ({[int(s) for s in singles[:len(tested)]]}) and below the mean of "
-                      f"{DRAWS} random partitions per trial ({[round(x, 2) for x in random_pd[:len(tested)]]})")
+    criterion_text = (f"holds if, per trial at its worst number of true blocks rk(A_gt) in {tested} (K = 5; at "
+                      "rk = K all singletons is the truth), (a) the faithful partition distance minus all singletons' "
+                      f"K - rk and (b) minus the mean of the trial's {DRAWS - 1} reference random partitions have 95 % "
+                      f"intervals of their means over the {trials} trials wholly below 0, and a further random "
+                      "partition per trial, read the same way, does not")
     settings = {"K": K, "samples": 100, "split": split, "sigma": 1.0, "blocks": list(block_counts),
                 "tested_blocks": tested, "trials": trials, "steps": 1000, "lr": 2e-2, "optimizer": "rmsprop",
                 "weight_decay": 1e-4, "restarts": 3, "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
@@ -419,8 +545,8 @@ def gaussian_pd(profile):
     note = ("The poster reports no partition distance on Gaussian data; the reference code's experiment measures "
             "it against the number of true blocks, and this check reads it against two estimators a referee would "
             "compare with: no sharing (all singletons, partition distance K - rk) and the random partition the "
-            "method starts from. The all-singletons estimator is the null: a criterion that it passed would "
-            "credit the method for no sharing at all. "
+            "method starts from. Each is a part, read per trial at the trial's worst number of true blocks; the "
+            "null is a further random partition per trial: where it too is below no sharing, part (a) has no power. "
             f"The faithful method's errors are over-splits (a fraction {fine_text} of its trials with PD > 0 snap "
             "to a partition finer than the truth: two columns holding the same mean fit as well as one); they are "
             "most frequent with few true blocks (more entries share a block that can be split) and come largely "
@@ -439,17 +565,33 @@ def gaussian_pd(profile):
                 f"the reference code's column-norm penalty it is {[round(x, 2) for x in columns]}, with the merge "
                 f"pass {[round(x, 2) for x in merged]} (rk = 1 ... 5). " + note)
     variants = [_variant("merge", merged, criterion), _variant("columns", columns, criterion)]
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note.strip(),
-                   criterion=criterion_text, null=null, variants=variants)
+    history = {1: {"holds": v1_holds, "null_holds": v1_null.holds, "measured": {"faithful": faithful[:len(tested)]},
+                   "why": f"v1 on this run's {trials} trials: the mean partition distance per rk against all "
+                          "singletons' and the random partitions' means; its null, all singletons, the same way "
+                          "(it cannot be below itself)"}}
+    return Outcome(measured=measured, settings=settings, evidence=evidence, note=note.strip(),
+                   criterion=criterion_text, parts=parts, history=history, variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------- sum of numbers
+SUM_V1 = "the faithful partition distance to the true sharing (all positions one block) is 0 in every run"
+
+
 @claim("share-sum", "sharing", "Experiments (Sum of Numbers)",
        "Regressing the sum of a sequence of number words, the learned sharing recovers the permutation "
        "invariance (partition distance to the true sharing) and regresses the sum.", paper_value=None,
        seconds={"quick": 4, "full": 120},
-       criterion="the faithful partition distance to the true sharing (all positions one block) is 0 in every run",
-       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per run)")
+       null="a random partition (a random A as the method initialises it, snapped), one per seed at 3 or more seeds "
+            "and length",
+       criteria=(Criterion(1, SUM_V1, FIRST_REGISTERED),
+                 Criterion(2, _exact_text("(a) recovered at every length"), REVISED,
+                           reason="issue 46: judged as a part on an interval, with the null (a random partition) "
+                                  "drawn at 3 or more seeds per length and read by the same statistic",
+                           thresholds=(("EXACT", EXACT),), parts=("(a) recovered at every length",))),
+       paper_settings="digits 1-9 in every position, +-0.5 label noise, 100 train / 150 validation as the reference "
+                      "code, but a linear read-out per position with the closed-form lower level (the reference: an "
+                      "embedding network, Neumann-series hypergradient); quick: length 5, 1 run; full: lengths 2-10, "
+                      "5 runs each")
 def sum_of_numbers(profile):
     from ..sharing.defaults import DEFAULTS
     from ..sharing.tasks import sum_task
@@ -458,7 +600,7 @@ def sum_of_numbers(profile):
     runs_per = profile.pick(quick=1, full=5)
     test = profile.pick(quick=1000, full=100_000)
     seeds = [profile.seed + s for s in range(runs_per)]
-    rows, faithful_all, row_max = [], [], []
+    rows, faithful_all, row_max, draws, null_draws = [], [], [], [], []
     series = {FAITHFUL: [], MERGE: [], COLUMNS: [], RANDOM: [], SINGLETONS: []}
     loss = {FAITHFUL: [], COLUMNS: [], "A_gt (one block)": []}
     n = len(lengths)
@@ -470,6 +612,9 @@ def sum_of_numbers(profile):
         base = [_baselines(t.gt, s) for s, (t, _) in zip(seeds, runs)]
         pd_f = [r.snapped_distance for _, r in runs]
         faithful_all += pd_f
+        draws += [(r.snapped, t.gt) for t, r in runs]
+        gt = runs[0][0].gt
+        null_draws += [(_random_partitions(len(gt), s, 1)[0], gt) for s in _null_seeds(profile, len(runs))]
         row_max += [float(r.A.max(1).mean()) for _, r in runs]
         series[FAITHFUL].append(_mean(pd_f))
         series[MERGE].append(_mean([r.partition_distance for _, r in runs]))
@@ -488,12 +633,14 @@ def sum_of_numbers(profile):
                 "test_mse": loss[FAITHFUL], "test_mse_gt": loss["A_gt (one block)"],
                 "partition_distance_columns": series[COLUMNS], "partition_distance_merge": series[MERGE],
                 "partition_distance_random": series[RANDOM], "partition_distance_singletons": series[SINGLETONS]}
-    holds, null = judge(criterion, measured, f"a random partition (a random A as the method initialises it, "
-                                             f"snapped; {DRAWS} draws per run): mean partition distance per length",
-                        {"partition_distance": series[RANDOM]})
-    criterion_text = (f"holds if the faithful partition distance to the true sharing (all {list(lengths)} "
-                      f"positions one block) is 0 in every one of the {runs_per} run(s) per length; the test MSE "
-                      "is reported against the true sharing's")
+    v1_holds, v1_null = judge(criterion, measured, "random partition", {"partition_distance": series[RANDOM]})
+    recovered = part("(a) recovered at every length", partition_distance_to_truth, draws, null_draws,
+                     Rule("<", EXACT), "a random partition (a random A as the method initialises it, snapped), one "
+                                       "per seed and length")
+    holds = recovered.holds
+    criterion_text = (f"holds if {_exact_text('(a) recovered at every length')} (lengths {list(lengths)}, all "
+                      f"positions one block; {runs_per} run(s) per length); the test MSE is reported against the "
+                      "true sharing's")
     settings = {"positions": list(lengths), "runs": runs_per, "seeds": seeds, "train": 100, "val": 150, "test": test,
                 "label_noise": 0.5, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
                 "restarts": d["restarts"], "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
@@ -530,18 +677,32 @@ def sum_of_numbers(profile):
                 f"pass {series[MERGE]}. " + note)
     variants = [_variant("merge", {"partition_distance": series[MERGE]}, criterion),
                 _variant("columns", {"partition_distance": series[COLUMNS]}, criterion)]
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note,
-                   criterion=criterion_text, null=null, variants=variants)
+    history = {1: {"holds": v1_holds, "null_holds": v1_null.holds, "measured": {"partition_distance": series[FAITHFUL]},
+                   "why": f"v1 on this run's {runs_per} run(s) per length: partition distance 0 in every run; its "
+                          "null, "
+                          f"the mean of {DRAWS} random partitions per run, read the same way"}}
+    settings["null_seeds"] = _null_seeds(profile, runs_per)
+    return Outcome(measured=measured, settings=settings, evidence=evidence, note=note,
+                   criterion=criterion_text, parts=[recovered], history=history, variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------- permutation group
+GROUP_V1 = "the faithful partition distance to the orbit partition is 0 in every trial"
+
+
 @claim("share-group", "sharing", "The lab's task (the poster's contribution: recovering shift and permutation "
                                  "equivariance)",
        "The lab's own check of method 1 on a task of its own (not an experiment of the poster): the sharing of an "
        "S(4)-equivariant linear layer on V is recovered from data, partition distance 0.", paper_value=None,
        seconds={"quick": 6, "full": 60}, kind="lab",
-       criterion="the faithful partition distance to the orbit partition is 0 in every trial",
-       null=f"a random partition (a random A as the method initialises it, snapped; {DRAWS} draws per trial)")
+       null="a random partition (a random A as the method initialises it, snapped), one per seed at 3 or more seeds",
+       criteria=(Criterion(1, GROUP_V1, FIRST_REGISTERED),
+                 Criterion(2, _exact_text("(a) recovered"), REVISED,
+                           reason="issue 46: judged as a part on an interval, with the null (a random partition) "
+                                  "drawn at 3 or more seeds and read by the same statistic",
+                           thresholds=(("EXACT", EXACT),), parts=("(a) recovered",))),
+       paper_settings="the lab's own task (no experiment of the poster): a random S(4)-equivariant layer on V, 60 "
+                      "train / 100 validation, noise 0.1; quick: 1 trial, full: 10")
 def group_layer(profile):
     from ..sharing.defaults import DEFAULTS
     from ..sharing.partition import is_refinement
@@ -563,11 +724,11 @@ def group_layer(profile):
     measured = {"partition_distance": _mean(pds), "merge": _mean([r.partition_distance for _, r in runs]),
                 "columns": _mean([r.snapped_distance for _, r in cols]), "random": random_pd,
                 "singletons": _mean([b["singletons"] for b in base]), "K": K, "true_blocks": true_blocks}
-    holds, null = judge(criterion, measured, f"a random partition (a random A as the method initialises it, "
-                                             f"snapped; {DRAWS} draws per trial): mean partition distance",
-                        {"partition_distance": random_pd})
-    criterion_text = (f"holds if the faithful partition distance to the orbit partition ({K} entries, {true_blocks} "
-                      f"blocks) is 0 in every one of {trials} trial(s)")
+    v1_holds, v1_null = judge(criterion, measured, "random partition", {"partition_distance": random_pd})
+    recovered = _exact_part("(a) recovered", runs, profile, task.gt)
+    holds = recovered.holds
+    criterion_text = (f"holds if {_exact_text('(a) recovered')} (the orbit partition: {K} entries, {true_blocks} "
+                      f"blocks; {trials} trial(s))")
     settings = {"group": group, "rep_in": rep, "rep_out": rep, "train": 60, "val": 100, "noise": 0.1,
                 "trials": trials, "seeds": seeds, "steps": d["steps"], "lr": d["lr"], "optimizer": d["optimizer"],
                 "restarts": d["restarts"], "entropy": 1e-2, "nuclear": 1e-2, "rank_penalty": "nuclear",
@@ -605,5 +766,9 @@ def group_layer(profile):
                 "code's column-norm penalty) in the table. " + note)
     variants = [_variant("merge", {"partition_distance": measured["merge"]}, criterion),
                 _variant("columns", {"partition_distance": measured["columns"]}, criterion)]
-    return Outcome(measured=measured, holds=holds, settings=settings, evidence=evidence, note=note,
-                   criterion=criterion_text, null=null, variants=variants)
+    history = {1: {"holds": v1_holds, "null_holds": v1_null.holds, "measured": measured["partition_distance"],
+                   "why": f"v1 on this run's {trials} trial(s): partition distance 0 in every trial; its null, the "
+                          f"mean of {DRAWS} random partitions per trial ({random_pd:.2f}), read the same way"}}
+    settings["null_seeds"] = _null_seeds(profile, trials)
+    return Outcome(measured=measured, settings=settings, evidence=evidence, note=note,
+                   criterion=criterion_text, parts=[recovered], history=history, variants=variants)

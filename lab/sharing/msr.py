@@ -397,3 +397,148 @@ def sparsity_table(ranks=(1, 2, 5), kernels=(3, 5), task_counts=(20, 50, 100, 10
                 if on_row is not None:
                     on_row(rows[-1])
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------- many runs at once
+def _prox_runs(U: torch.Tensor, n_out: int, n_in: int, exclusive: torch.Tensor, group: torch.Tensor,
+               lam_steps: torch.Tensor, prox: str) -> torch.Tensor:
+    """``prox_step`` on each run's slice of a stacked U (R, n_out * n_in, L): exclusive sparsity where
+    ``exclusive[i]``, group sparsity where ``group[i]``, step ``lam_steps[i]`` (R, 1, 1), the rest unchanged."""
+    R, _, L = U.shape
+    G = U.reshape(R, n_out, n_in, L).transpose(1, 2).reshape(R, n_in, n_out * L)  # by input feature, per run
+    out = G
+    if bool(exclusive.any()):
+        if prox == "report":
+            a = G.abs()
+            ex = torch.sign(G) * torch.clamp(a - lam_steps * a.sum(-1, keepdim=True), min=0)
+        else:
+            ex = torch.stack([prox_exclusive(G[i], float(lam_steps[i])) for i in range(R)])
+        out = torch.where(exclusive[:, None, None], ex, out)
+    if bool(group.any()):
+        norm = torch.linalg.vector_norm(G, dim=-1, keepdim=True)
+        gr = G * torch.clamp(1 - lam_steps / norm.clamp_min(1e-300), min=0)
+        out = torch.where(group[:, None, None], gr, out)
+    return out.reshape(R, n_in, n_out, L).transpose(1, 2).reshape(R, n_out * n_in, L)
+
+
+def meta_learn_batch(families, seeds, sparsities, lams, tasks: int = 100, latent: int | None = None,
+                     steps: int = 1000, meta_batch: int = 32, outer_lr: float = 1e-3, inner_lr: float = 0.1,
+                     inner_steps: int = 1, support: int = 1, prox: str = "report", test_tasks: int = 300,
+                     val_tasks: int = 0, device=None, dtype="float32", control=None) -> list[MSRResult]:
+    """``meta_learn(families[i], tasks, sparsity=sparsities[i], lam=lams[i], seed=seeds[i], ...)`` for every i, run
+    side by side as one stacked optimisation (model ``msr``): run i draws its training tasks, meta-batches,
+    sample orders, initialisation, validation and test tasks from exactly the streams ``meta_learn`` gives seed
+    ``seeds[i]``, and Adam (elementwise) updates each run's slice as it would alone, so every run is the
+    ``meta_learn`` run up to float rounding of the batched products.  The families must share their shape
+    (``n_in``, ``kernel``, ``rank``, ``samples``); the runs' U, v0 and inner learning rates are separate.  One
+    stacked step costs little more than one run's (the runs are small), which is what makes replicate seeds and
+    λ grids affordable (``lab reproduce``)."""
+    families, seeds, sparsities, lams = list(families), [int(s) for s in seeds], list(sparsities), list(lams)
+    R = len(families)
+    if not (R and len(seeds) == len(sparsities) == len(lams) == R):
+        raise LabError("meta_learn_batch needs one seed, sparsity and lambda per family (and at least one run)")
+    f0 = families[0]
+    if any((f.n_in, f.kernel, f.rank, f.samples) != (f0.n_in, f0.kernel, f0.rank, f0.samples) for f in families):
+        raise LabError("meta_learn_batch runs families of one shape (n_in, kernel, rank, samples) together")
+    for sp, lam in zip(sparsities, lams):
+        if sp not in ("none", "exclusive", "group"):
+            raise LabError(f"unknown sparsity {sp!r}: none, exclusive or group")
+        if not (lam >= 0 and np.isfinite(lam)):
+            raise LabError(f"the sparsity weight must be a finite number >= 0, not {lam}")
+    if prox not in PROX:
+        raise LabError(f"unknown prox {prox!r}: report or exact")
+    if not 1 <= support < f0.samples:
+        raise LabError(f"support must be 1 .. {f0.samples - 1} of a task's {f0.samples} samples, not {support}")
+    if tasks < 1 or steps < 0 or meta_batch < 1:
+        raise LabError("tasks and meta_batch must be >= 1 and steps >= 0")
+    from ..device import pick_device
+
+    dev = pick_device(device or "cpu") if not isinstance(device, torch.device) else device
+    dt = _torch_dtype(dtype)
+    n_out, n_in, samples = f0.n_out, f0.n_in, f0.samples
+    D = n_out * n_in
+    L = latent or latent_size(f0.rank, f0.kernel)
+    tensor = lambda a: torch.as_tensor(a, dtype=dt, device=dev)  # noqa: E731
+    rngs = [np.random.default_rng([s, 1]) for s in seeds]
+    data = [f.sample(tasks, rng) for f, rng in zip(families, rngs)]
+    Xtr, Ytr = tensor(np.stack([d[0] for d in data])), tensor(np.stack([d[1] for d in data]))
+    U0, V0 = [], []
+    for s in seeds:  # the order meta_learn draws them in: U, then v0, from the run's own generator
+        gen = torch.Generator().manual_seed(s)
+        U0.append(0.01 * torch.randn(D, L, generator=gen, dtype=torch.float64))
+        V0.append(torch.randn(L, generator=gen, dtype=torch.float64) / n_out)
+    U = torch.stack(U0).to(dev, dt).requires_grad_()
+    v0 = torch.stack(V0).to(dev, dt).requires_grad_()
+    alpha = torch.full((R,), inner_lr, dtype=dt, device=dev, requires_grad=True)
+    opt = torch.optim.Adam([U, v0, alpha], lr=outer_lr)
+
+    def loss(Us, v, X, Y):  # (R', B, L) -> (R', B): per task, mean over samples and outputs
+        W = torch.einsum("rbl,rdl->rbd", v, Us).reshape(v.shape[0], v.shape[1], n_out, n_in)
+        pred = torch.einsum("rboi,rbni->rbno", W, X)
+        return ((pred - Y) ** 2).mean((2, 3))
+
+    def adapt(Us, v0s, alphas, xs, ys, create_graph):
+        v = v0s[:, None, :].expand(-1, xs.shape[1], -1)
+        for _ in range(inner_steps):
+            (g,) = torch.autograd.grad(loss(Us, v, xs, ys).sum(), v, create_graph=create_graph)
+            v = v - alphas[:, None, None] * g
+        return v
+
+    batch = min(meta_batch, tasks)
+    results = []
+    for f, s, sp, lam in zip(families, seeds, sparsities, lams):
+        settings = {"tasks": tasks, "model": "msr", "sparsity": sp, "lam": lam, "latent": L, "steps": steps,
+                    "meta_batch": batch, "outer_lr": outer_lr, "inner_lr": inner_lr, "inner_steps": inner_steps,
+                    "support": support, "query": samples - support, "prox": prox, "test_tasks": test_tasks,
+                    "val_tasks": val_tasks, "seed": s, "n_in": n_in, "n_out": n_out, "kernel": f.kernel,
+                    "rank": f.rank, "samples": samples, "dtype": str(dt).replace("torch.", ""), "device": str(dev),
+                    "batched_with": R}
+        results.append(MSRResult(U=np.zeros((D, L)), test_loss=float("nan"), settings=settings))
+    lam_steps = torch.tensor([lam * outer_lr for lam in lams], dtype=dt, device=dev)[:, None, None]
+    exclusive = torch.tensor([sp == "exclusive" and lam > 0 for sp, lam in zip(sparsities, lams)], device=dev)
+    group = torch.tensor([sp == "group" and lam > 0 for sp, lam in zip(sparsities, lams)], device=dev)
+    any_prox = bool(exclusive.any() or group.any())
+    t0 = time.perf_counter()
+    run_index = torch.arange(R, device=dev)[:, None, None]
+    for step in range(steps):
+        if control is not None and not control.wait_while_paused():
+            break
+        idx = np.stack([rng.choice(tasks, size=batch, replace=False) for rng in rngs])
+        order = np.stack([np.argsort(rng.random((batch, samples)), axis=1) for rng in rngs])
+        idx_t, order_t = torch.as_tensor(idx, device=dev), torch.as_tensor(order, device=dev)
+        X = Xtr[run_index, idx_t[:, :, None], order_t]
+        Y = Ytr[run_index, idx_t[:, :, None], order_t]
+        v = adapt(U, v0, alpha, X[:, :, :support], Y[:, :, :support], create_graph=True)
+        outer = loss(U, v, X[:, :, support:], Y[:, :, support:]).sum(1)  # per run: the tasks' query losses summed
+        opt.zero_grad()
+        outer.sum().backward()
+        opt.step()
+        if any_prox:
+            with torch.no_grad():
+                U.copy_(_prox_runs(U, n_out, n_in, exclusive, group, lam_steps, prox))
+        for res in results:
+            res.steps = step + 1
+        if step % 10 == 0 or step == steps - 1:
+            values = (outer.detach() / batch).tolist()
+            for res, value in zip(results, values):
+                res.history.append({"step": step, "outer_loss": value})
+    seconds = time.perf_counter() - t0
+
+    def evaluate(i, X, Y, chunk=100):
+        total = 0.0
+        for j in range(0, X.shape[0], chunk):
+            xs, ys = X[None, j:j + chunk, :support], Y[None, j:j + chunk, :support]
+            xq, yq = X[None, j:j + chunk, support:], Y[None, j:j + chunk, support:]
+            v = adapt(U[i:i + 1], v0[i:i + 1], alpha[i:i + 1], xs, ys, create_graph=False)
+            with torch.no_grad():
+                total += float(loss(U[i:i + 1], v, xq, yq).sum())
+        return total / X.shape[0]
+
+    for i, (f, s, res) in enumerate(zip(families, seeds, results)):
+        res.seconds = seconds / R
+        res.test_loss = evaluate(i, *(tensor(a) for a in f.sample(test_tasks, np.random.default_rng([s, 2]))))
+        if val_tasks:
+            res.val_loss = evaluate(i, *(tensor(a) for a in f.sample(val_tasks, np.random.default_rng([s, 3]))))
+        res.U = U[i].detach().cpu().double().numpy()
+        res.inner_lr = float(alpha[i].detach())
+    return results
