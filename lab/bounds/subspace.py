@@ -52,7 +52,7 @@ class BoundSettings:
 class Subspace(nn.Module):
     """``model`` with its parameters theta_0 + P w; ``forward(x, w)`` evaluates it at any w (default: ``self.w``)."""
 
-    def __init__(self, model: nn.Module, d: int, projector: str = "auto", seed: int = 0):
+    def __init__(self, model: nn.Module, d: int, projector: str = "auto", seed: int = 0, P=None):
         super().__init__()
         self.model = model
         self.names = [n for n, _ in model.named_parameters()]
@@ -60,8 +60,12 @@ class Subspace(nn.Module):
         theta0 = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
         self.D, self.d = int(theta0.numel()), int(d)
         self.register_buffer("theta0", theta0)
-        kind = auto_projector(self.D, self.d) if projector == "auto" else projector
-        self.P = make_projector(kind, self.D, self.d, seed=seed + 104729, dtype=theta0.dtype, device=theta0.device)
+        if P is None:  # ``P``: a projector built by the caller (``lab.bounds.prune``'s coordinates), else drawn here
+            kind = auto_projector(self.D, self.d) if projector == "auto" else projector
+            P = make_projector(kind, self.D, self.d, seed=seed + 104729, dtype=theta0.dtype, device=theta0.device)
+        elif (P.D, P.d) != (self.D, self.d):
+            raise BoundsError(f"a projector from R^{P.d} to R^{P.D} given for d = {self.d}, D = {self.D}")
+        self.P = P.to(theta0.device)
         self.w = nn.Parameter(torch.zeros(self.d, dtype=theta0.dtype, device=theta0.device))
         for p in model.parameters():
             p.requires_grad_(False)
@@ -103,7 +107,8 @@ def _batches(n: int, batch: int, steps: int, seed: int):
 
 
 def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = BoundSettings(), seed: int = 0,
-                  extra_bits: float = 0.0, device="cpu", control=None, on_step=None, keep: bool = False) -> dict:
+                  extra_bits: float = 0.0, device="cpu", control=None, on_step=None, keep: bool = False,
+                  P=None, w_start=None) -> dict:
     """Algorithm 2 for one subspace dimension ``d``: returns ``d``, ``D``, ``projector``, ``train_error`` (of the
     quantized model, what the bound uses), ``train_error_float`` (before quantization), ``test_error`` (quantized),
     ``coded_bits`` (arithmetic coding), ``ideal_bits`` (ceil(d H) + 2), ``compressed_bits`` (the whole
@@ -111,7 +116,9 @@ def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = Boun
     ``seconds``.  ``on_step(phase, step, total, loss)`` is called every step ("train" then "quantize").  ``keep``:
     also ``weights`` -- numpy arrays ``w`` (after subspace training), ``w_quantized`` (before rounding: the
     quantization-aware training's kept iterate), ``w_hat`` (the coded weights), ``levels_start``, ``levels`` (float16
-    codebook) and ``symbols`` (each weight's level) -- for figures of the pieces."""
+    codebook) and ``symbols`` (each weight's level) -- for figures of the pieces.  ``P``, ``w_start``: a projector
+    built by the caller and w's starting point (default: one drawn from the seed, and zero) -- the pruned baseline
+    of ``lab.bounds.prune``."""
     from ..control import checkpoint
 
     if d < 0:
@@ -119,7 +126,10 @@ def compute_bound(model: nn.Module, data, d: int, settings: BoundSettings = Boun
     t0 = time.monotonic()
     device = torch.device(device)
     model = model.to(device)
-    net = Subspace(model, d, settings.projector, seed=seed).to(device)
+    net = Subspace(model, d, settings.projector, seed=seed, P=P).to(device)
+    if w_start is not None:
+        with torch.no_grad():
+            net.w.copy_(torch.as_tensor(w_start, dtype=net.w.dtype, device=net.w.device))
     x, y = data.x_train.to(device), data.y_train.to(device)
     n, loss_fn = len(y), nn.CrossEntropyLoss()
     if d > 0:
