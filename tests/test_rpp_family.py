@@ -153,3 +153,14 @@ def test_the_runners_weight_decay_is_a_named_prior():
     obj, variances = objective("runner-inertia", prior_free=2.0, n_data=20, d_out=9)
     assert isinstance(obj, WeightDecay) and obj.free == pytest.approx(1 / (2 * 20 * 9 * 2.0))
     assert variances[1] == 2.0 and obj.equivariant == 1e-3
+
+
+def test_weight_offset_reseeds_the_weights_on_the_same_data():
+    """``weight_offset``: a reseeded replicate on the same data draws (the rpp-regimes claim's null): other weights,
+    the same training and test sets; 0 is each seed's own."""
+    cfg = dict(symmetry="exact", models=("mlp",), size=20, test=20, channels=16, layers=1, epochs=2, seeds=1)
+    base, same, other = (FAMILY.summary(FAMILY.run(RPPConfig(weight_offset=k, **cfg))) for k in (0, 0, 7))
+    assert base["models"]["mlp"]["test_mse"] == same["models"]["mlp"]["test_mse"]
+    assert other["models"]["mlp"]["test_mse"] != base["models"]["mlp"]["test_mse"]
+    assert other["seed_list"] == base["seed_list"] == [0]  # the data's seed
+    assert not RPPConfig.option_named("weight_offset").ui  # the claim's, not a dashboard control

@@ -110,6 +110,9 @@ class RPPConfig(Config):
     seeds: int | None = option(None, "seeds per model (default: small 3, paper 10, the thesis's trials)", low=1,
                                high=100)
     seed: int = option(0, "first seed (data and weights)", low=0)
+    weight_offset: int = option(0, "added to each seed for the models' weights and batch order only, not the data "
+                                   "(0: the seed's own; otherwise a reseeded replicate on the same data draws)",
+                                low=0, high=10**9, ui=False)
     size: int | None = option(None, "training points (inertia: 1000, the thesis's) or chunks (pendulum: small 64, "
                                     "paper 500)", low=2, high=10_000_000)
     test: int | None = option(None, "test points (inertia: 1000) or chunks (pendulum: small 64, paper 500)", low=1,
@@ -287,8 +290,8 @@ def run(config: RPPConfig, progress=None, control=None) -> RPPResult:
                     emit(progress_record(base + w * round(row["epoch"] / row["epochs"] * steps), total,
                                          f"{model} (seed {seed}): epoch {row['epoch']}/{row['epochs']}"))
 
-                kw = dict(seed=seed, device=device, progress=relay, control=control, prior=config.prior,
-                          prior_equivariant=config.prior_equivariant, prior_free=config.prior_free)
+                kw = dict(seed=seed + config.weight_offset, device=device, progress=relay, control=control,
+                          prior=config.prior, prior_equivariant=config.prior_equivariant, prior_free=config.prior_free)
                 if pendulum:
                     from ..rpp.pendulum import train as train_pendulum
 
