@@ -1,6 +1,7 @@
-"""The thesis's Figure 2.5 claim (``emlp-data-efficiency``): registered and listed, judged per (task, size) on
-made-up numbers (no training: a size where EMLP loses is named, never averaged away), and the quick run's verdict
-with its evidence and a null that fails."""
+"""The thesis's Figure 2.5 claim (``emlp-data-efficiency``): registered with both criterion versions, one part per
+(task, size) cell judged on an interval over seeds against a reseeded best baseline read by the same statistic
+(made-up numbers, no training), and the quick run's mechanics: every cell it runs judged, each part's verdict
+following its rule on its replicates, the null read by the same statistic (never a verdict asserted)."""
 from __future__ import annotations
 
 import json
@@ -10,31 +11,48 @@ import pytest
 
 from lab.reproduce import emlp
 from lab.reproduce.runner import verdict_text
+from lab.reproduce.stats import Rule
 
 CID = "emlp-data-efficiency"
 
 
-def _means(inertia_emlp_at_100=4.0):
-    """Made-up mean test MSEs (shaped like the fast runs): EMLP wins everywhere except, by default, inertia at
-    N = 100 (4.0 against MLP-Aug 3.2)."""
-    return {"o5": {"group": "O(5)", "sizes": [30, 100, 1000], "mlp": [26.4, 3.17, 0.075],
-                   "mlp-aug": [0.547, 0.455, 0.125], "emlp": [0.05, 0.04, 0.034]},
-            "inertia": {"group": "O(3)", "sizes": [100, 1000], "mlp": [7.65, 3.14], "mlp-aug": [3.18, 1.64],
-                        "emlp": [inertia_emlp_at_100, 0.436]}}
+def _rows(table: dict) -> list:
+    """Result rows from {(task, n): {role: [test MSE per seed]}} (seeds 0, 1, 2, ...)."""
+    out = []
+    for (task, n), by_role in table.items():
+        for role, values in by_role.items():
+            for seed, v in enumerate(values):
+                out.append({"task": task, "size": n, "seed": seed, "role": role, "test_mse": v,
+                            "weight_seed": seed + (emlp.NULL_SEED_OFFSET if role == "null" else 0)})
+    return out
 
 
-NULL_MEANS = {"o5": [26.8, 4.14, 0.08], "inertia": [7.9, 3.3]}
+#: made-up test MSEs shaped like the quick runs: EMLP an order of magnitude below both baselines on O(5), a little
+#: below on scattering at N = 100, and at N = 30 below on two seeds of three
+TABLE = {("o5", 30): {"mlp": [26.0, 27.0, 25.0], "mlp-aug": [2.0, 2.5, 1.8], "emlp": [0.1, 0.12, 0.09],
+                      "null": [2.1, 2.4, 2.2]},
+         ("o5", 100): {"mlp": [3.3, 3.0, 3.6], "mlp-aug": [0.8, 0.6, 0.9], "emlp": [0.06, 0.07, 0.05],
+                       "null": [0.7, 0.8, 0.85]},
+         ("scattering", 30): {"mlp": [1.0, 1.1, 0.9], "mlp-aug": [0.8, 0.9, 0.7], "emlp": [0.5, 1.2, 0.6],
+                              "null": [0.81, 0.85, 0.72]},
+         ("scattering", 100): {"mlp": [0.7, 0.6, 0.8], "mlp-aug": [0.5, 0.45, 0.55], "emlp": [0.3, 0.3, 0.3],
+                               "null": [0.52, 0.44, 0.56]}}
 
 
-def test_the_claim_is_registered_and_listed(capsys):
+def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.cli import main
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
+    from lab.reproduce.claim import FIRST_REGISTERED
 
     assert "emlp" in CLAIM_MODULES and CID in CLAIM_IDS
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§2.7.1, Figure 2.5")
     assert "orders of magnitude" in c.claim and c.criterion == emlp.CRITERION and c.null == emlp.NULL
-    assert c.seconds["quick"] < 60
+    v1, v2 = c.criteria
+    assert (v1.version, v1.text, v1.date, v1.thresholds, v1.parts) == (1, emlp.CRITERION_V1, FIRST_REGISTERED, (),
+                                                                       ())
+    assert v2.version == 2 and v2.reason and v2.thresholds == (("log10_ratio_above", 0.0),)
+    assert c.seconds["quick"] < 60 and c.paper_settings
     main(["reproduce", "--list"])
     assert any(line.startswith(CID) and "Figure 2.5" in line for line in capsys.readouterr().out.splitlines())
 
@@ -43,106 +61,117 @@ def test_the_profiles():
     from lab.reproduce import Profile
 
     quick, full = emlp.plan(Profile("quick")), emlp.plan(Profile("full"))
-    assert quick == {"tasks": ("o5",), "sizes": (100,), "scale": "small", "seeds": 1}
-    # the thesis's: three tasks, the reference code's sizes 30 ... 30000, its training, three runs per point
-    assert full == {"tasks": ("o5", "inertia", "scattering"), "sizes": (30, 100, 300, 1000, 3000, 10000, 30000),
-                    "scale": "paper", "seeds": 3}
+    # quick: at least two tasks at two sizes, every model on 3 seeds (Profile.seeds)
+    assert len(quick["tasks"]) >= 2 and len(quick["sizes"]) >= 2 and quick["scale"] == "quick"
+    assert Profile("quick").seeds() == [0, 1, 2]
+    # the thesis's: three tasks, the reference code's sizes 30 ... 30000 (21 cells), its training
+    assert full["tasks"] == ("o5", "inertia", "scattering") and full["scale"] == "paper"
+    assert full["sizes"] == (30, 100, 300, 1000, 3000, 10000, 30000) and emlp.PAPER_CELLS == 21
+    paper = emlp.schedule_of(full)
+    assert (paper.channels, paper.epochs(30), paper.epochs(30000), emlp.n_test_points(full)) == (384, 1000, 30, 5000)
+    short = emlp.schedule_of(quick)
+    assert short.epochs(30) == short.epochs(100) == quick["epochs"] and short.lr == paper.lr
+    assert "21" in emlp.paper_settings_of(quick, 3) and "the thesis" in emlp.paper_settings_of(quick, 3)
 
 
-def test_ratio_and_the_criterion_per_size():
+def test_the_statistic():
     assert emlp.ratio(0.5, 2.0, 1.0) == 2.0  # the best baseline is MLP-Aug
-    assert emlp.ratio(1.5, 2.0, 1.0) == pytest.approx(2 / 3)
-    assert emlp.ratio(math.nan, 2.0, 1.0) == 0.0  # a diverged EMLP loses
-    assert emlp.ratio(0.5, None, math.inf) == math.inf  # only the baselines diverged: EMLP wins
-    assert not emlp.met(emlp.ratio(math.nan, math.nan, None))  # everything diverged: not met
-    assert not emlp.met(1.0) and emlp.met(1.0001) and not emlp.met(None)  # strictly below both
-    assert emlp.below_both_everywhere({"a N=1": 2.0, "b N=2": 1.1})
-    assert not emlp.below_both_everywhere({"a N=1": 200.0, "b N=2": 0.9}) and not emlp.below_both_everywhere({})
-    assert emlp.not_met({"a N=1": 200.0, "b N=2": 0.9, "c N=3": None}) == ["b N=2", "c N=3"]
+    assert emlp.log_ratio({"tested": 0.5, "mlp": 2.0, "mlp-aug": 1.0}) == pytest.approx(math.log10(2))
+    assert emlp.log_ratio({"tested": 1.5, "mlp": 2.0, "mlp-aug": 1.0}) == pytest.approx(math.log10(2 / 3))
+    # diverged models: clamped, finite (the interval can read them)
+    assert emlp.log_ratio({"tested": math.nan, "mlp": 2.0, "mlp-aug": 1.0}) == -emlp.CAP
+    assert emlp.log_ratio({"tested": 0.5, "mlp": None, "mlp-aug": math.inf}) == emlp.CAP
+    assert emlp.log_ratio({"tested": math.nan, "mlp": math.nan, "mlp-aug": None}) == -emlp.CAP
 
 
-def test_a_size_where_emlp_loses_is_judged_does_not_hold_and_named():
-    out = emlp.assess(_means(), NULL_MEANS, {"seeds": 3})
-    json.dumps([out.measured, out.settings, out.evidence, out.null.to_dict()], allow_nan=False)
-    assert out.measured["inertia N=100"] == pytest.approx(3.18 / 4.0, rel=1e-3)
-    assert out.measured["o5 N=30"] == pytest.approx(0.547 / 0.05, rel=1e-3)
-    # never averaged away: the ratios' geometric mean is far above 1, one size below it decides
-    assert math.prod(out.measured.values()) ** (1 / len(out.measured)) > 3
-    assert out.holds is False and out.null.holds is False
-    assert verdict_text("finished", out.holds, out.null.holds) == "does not hold"
-    assert out.criterion.endswith("met at 4 of 5 (task, size) pairs, not met at inertia N=100")
-    assert out.settings["criterion"] == out.criterion and "3 seeds" in out.criterion
-    assert out.note.startswith("Not met at inertia N=100 (EMLP 4.0, MLP 7.65, MLP-Aug 3.18).")
-    for other in ("o5 N=30", "o5 N=100", "o5 N=1000", "inertia N=1000"):
-        assert other not in out.note.split("  ")[0]
-    table = out.evidence[0]
-    assert table["kind"] == "table" and len(table["rows"]) == 5
-    below = {(r[0], r[2]): r[7] for r in table["rows"]}
-    assert [k for k, v in below.items() if not v] == [("inertia", 100)]
-    # the null (an MLP from other seeds) is judged by the same criterion and fails it
-    assert out.null.measured["o5 N=100"] == pytest.approx(0.455 / 4.14, rel=1e-3)
+def test_every_cell_is_a_part_judged_on_its_seeds():
+    out = emlp.assess(_rows(TABLE), {"seeds": [0, 1, 2]})
+    json.dumps([out.measured, out.settings, out.evidence, [p.to_dict() for p in out.parts], out.history],
+               allow_nan=False)
+    names = [p.name for p in out.parts]
+    assert names == [emlp.part_name(t, n) for t, n in TABLE]
+    assert out.measured["cells judged"] == 4 and out.measured["cells of Figure 2.5"] == 21
+    for p, (cell, by_role) in zip(out.parts, TABLE.items()):
+        best = [min(a, b) for a, b in zip(by_role["mlp"], by_role["mlp-aug"])]
+        assert p.replicates == pytest.approx([math.log10(b / e) for b, e in zip(best, by_role["emlp"])])
+        assert p.null_replicates == pytest.approx([math.log10(b / e) for b, e in zip(best, by_role["null"])])
+        assert p.statistic == "log_ratio" and p.threshold == 0.0
+        assert (p.holds, tuple(p.interval)) == (lambda r: (r[0], tuple(r[1])))(Rule(">", 0.0).judge(p.replicates))
+    o5_30, o5_100, sc_30, sc_100 = out.parts
+    assert o5_30.holds and o5_100.holds and sc_100.holds and not sc_30.holds  # one seed of three loses
+    assert not any(p.null_holds for p in out.parts)
+    assert out.holds is False and verdict_text("finished", out.holds, out.null.holds) == "does not hold"
+    assert out.criterion.endswith("met at 3, not met at scattering N=30") and out.measured["cells met"] == 3
+    assert out.note.startswith("4 of Figure 2.5's 21 (task, size) cells judged, each on 3 seeds")
+    # version 1, read on this run's seed means: scattering N=30's mean EMLP (0.767) is below both means (0.8)
+    v1 = out.history[1]
+    assert v1["holds"] is True and v1["null_holds"] is None and "version 1" in v1["why"]
+    assert out.replicates == {"what": "seeds 0, 1, 2 (null: the same data, weight seeds + 1000)", "claim": 3,
+                              "null": 3}
 
 
-def test_winning_everywhere_holds_and_a_null_that_wins_too_has_no_power():
-    means = _means(inertia_emlp_at_100=2.0)
-    out = emlp.assess(means, NULL_MEANS, {"seeds": 1})
-    assert out.holds is True and verdict_text("finished", out.holds, out.null.holds) == "holds"
-    assert "not met" not in out.criterion and not out.note.startswith("Not met")
-    assert "10-fold (an order of magnitude) at 2 of 5 (o5 N=30, o5 N=100)" in out.note
-    # a null model as good as EMLP passes the criterion too: no power, never "holds"
-    same = {task: list(m["emlp"]) for task, m in means.items()}
-    weak = emlp.assess(means, same, {"seeds": 1})
-    assert weak.null.holds is True
-    assert verdict_text("finished", weak.holds, weak.null.holds) == "no power at these settings"
-    # the evidence of one size per task is drawn as bars, of several as lines on log axes
-    one = emlp.assess({"o5": {"group": "O(5)", "sizes": [100], "mlp": [3.2], "mlp-aug": [0.46], "emlp": [0.05]}},
-                      {"o5": [4.1]}, {"seeds": 1})
-    assert [e["kind"] for e in one.evidence] == ["table", "bar", "bar"]
-    lines = [e for e in out.evidence if e["kind"] == "line"]
-    assert [e["x"] for e in lines] == [[30, 100, 1000], [100, 1000]] and all(e["logx"] for e in lines)
-    # tasks on one size grid (the full profile's): the ratios as a curve per task against N, beside the line at 1
-    grid = {t: dict(m, sizes=[100, 1000], mlp=m["mlp"][-2:], **{"mlp-aug": m["mlp-aug"][-2:]}, emlp=m["emlp"][-2:])
-            for t, m in means.items()}
-    ratios = emlp.assess(grid, {t: v[-2:] for t, v in NULL_MEANS.items()}, {"seeds": 1}).evidence[1]
-    assert ratios["kind"] == "line" and ratios["x"] == [100, 1000] and ratios["series"]["EMLP, o5"] == [
-        pytest.approx(0.455 / 0.04, rel=1e-3), pytest.approx(0.075 / 0.034, rel=1e-3)]
+def test_a_null_as_good_as_emlp_has_no_power():
+    table = {cell: dict(by_role) for cell, by_role in TABLE.items() if cell[0] == "o5"}
+    table[("o5", 100)]["null"] = list(table[("o5", 100)]["emlp"])  # a reseeded baseline as good as EMLP
+    out = emlp.assess(_rows(table))
+    assert out.holds is True and out.parts[1].null_holds is True and out.null.holds is True
+    assert verdict_text("finished", out.holds, out.null.holds) == "no power at these settings"
+    assert "the null passes at o5 N=100" in out.note
 
 
 @pytest.fixture(scope="module")
-def outcome(quick_outcomes):
+def claim_json(quick_report):
     """The claim from the one quick ``lab reproduce`` run of this session (tests/conftest.py)."""
-    return quick_outcomes[CID]
+    _, report = quick_report
+    return next(c for c in report["claims"] if c["id"] == CID)
 
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("reproduce")
-def test_the_quick_run_gives_a_verdict_with_the_per_size_evidence(outcome):
-    out = outcome
-    json.dumps([out.measured, out.settings, out.evidence])
-    s = out.settings
-    assert (s["tasks"], s["sizes"], s["scale"], s["seeds"], s["channels"], s["layers"]) == (["o5"], [100], "small",
-                                                                                          1, 384, 3)
-    assert s["groups"] == {"o5": "O(5)"} and s["epochs"] == {"100": 300} and s["null seeds"] == [1]
-    assert list(out.measured) == ["o5 N=100"] and isinstance(out.holds, bool)
-    assert out.criterion == s["criterion"] and "judged per size" in out.criterion
-    # the verdict is the criterion read on the table's own numbers
-    (row,) = out.evidence[0]["rows"]
-    task, group, n, mlp, aug, em, r, below, null_mse, null_r = row
-    assert (task, group, n) == ("o5", "O(5)", 100)
-    assert r == pytest.approx(min(mlp, aug) / em, rel=1e-3) == pytest.approx(out.measured["o5 N=100"], rel=1e-3)
-    assert out.holds == below == (em < min(mlp, aug))
-    if not out.holds:
-        assert "o5 N=100" in out.criterion and out.note.startswith("Not met at o5 N=100")
-    # the null, an MLP from another seed in EMLP's place, fails the same criterion
-    assert out.null is not None and out.null.holds is False
-    assert out.null.measured["o5 N=100"] == pytest.approx(min(mlp, aug) / null_mse, rel=1e-3)
-    assert out.null.measured["o5 N=100"] < 1
-    # every run is listed; the EMLP is equivariant to rounding, the MLPs are not
-    runs = next(e for e in out.evidence if e["kind"] == "table" and e["columns"][2] == "model")
-    by_model = {r[2]: r for r in runs["rows"]}
-    assert set(by_model) == {"MLP", "MLP-Aug", "EMLP (O(5))", "MLP, other seeds (null)"}
-    assert by_model["EMLP (O(5))"][4] == pytest.approx(em, rel=1e-3)
-    assert by_model["EMLP (O(5))"][6] < 1e-4 < by_model["MLP"][6]
-    curves = next(e for e in out.evidence if e["kind"] == "trajectories")
-    assert set(curves["panels"]["N = 100"]) == set(by_model)
-    assert "Quick profile" in out.note and "inertia" in out.note
+def test_the_quick_run_judges_every_cell_it_runs(claim_json):
+    c = claim_json
+    s = c["settings"]
+    cells = [(t, n) for t in s["tasks"] for n in s["sizes"]]
+    assert len(s["tasks"]) >= 2 and len(s["sizes"]) >= 2 and s["seeds"] == [0, 1, 2]
+    assert c["measured"]["cells judged"] == len(cells) == s["cells judged"]
+    assert [p["name"] for p in c["parts"]] == [emlp.part_name(t, n) for t, n in cells]
+    assert c["criterion_version"] == 2 and c["criterion_history"][0]["version"] == 1
+    assert c["paper_settings"].startswith(f"{len(cells)} of Figure 2.5's 21 cells")
+    table = c["evidence"][0]["rows"]  # per cell and seed: the test MSEs and both statistics
+    for p, (task, n) in zip(c["parts"], cells):
+        rows = [r for r in table if (r[0], r[2]) == (task, n)]
+        assert [r[3] for r in rows] == [0, 1, 2]
+        for r, v, nv in zip(rows, p["replicates"], p["null_replicates"]):
+            mlp, aug, em, null = r[4], r[5], r[6], r[8]
+            assert v == pytest.approx(math.log10(min(mlp, aug) / em), abs=2e-3)  # the table's 4 digits
+            assert nv == pytest.approx(math.log10(min(mlp, aug) / null), abs=2e-3)
+        # the verdict follows the rule on the replicates; the null is the same statistic on other draws
+        assert p["holds"] == Rule(">", 0.0).judge(p["replicates"])[0]
+        assert p["null_holds"] == Rule(">", 0.0).judge(p["null_replicates"])[0]
+        assert p["statistic"] == "log_ratio" and p["threshold"] == 0.0
+        assert len(p["replicates"]) == len(p["null_replicates"]) == 3
+        assert all(math.isfinite(v) and v != 0.0 for v in p["null_replicates"])
+        assert len(set(p["null_replicates"])) > 1
+    # every run is listed: four models per cell and seed; the EMLP is equivariant to rounding, the MLPs are not
+    runs = next(e for e in c["evidence"] if e["kind"] == "table" and e["columns"][2] == "model")
+    assert len(runs["rows"]) == 4 * 3 * len(cells)
+    for r in runs["rows"]:
+        assert (r[7] < 1e-4) == (r[2] == "EMLP")
+
+
+@pytest.mark.slow
+def test_the_same_seed_gives_the_same_numbers(tmp_path):
+    """Two runs of one cell at a tiny schedule: every replicate equal."""
+    from lab.reproduce import Profile
+
+    def once():
+        saved = dict(emlp.QUICK)
+        emlp.QUICK.update(tasks=("o5",), sizes=(30,), channels=32, epochs=4, test=50)
+        try:
+            return emlp.measure(Profile("quick", device="cpu"))
+        finally:
+            emlp.QUICK.clear()
+            emlp.QUICK.update(saved)
+
+    a, b = once(), once()
+    assert a.parts[0].replicates == b.parts[0].replicates and a.parts[0].null_replicates == b.parts[0].null_replicates
