@@ -112,6 +112,7 @@ def krylov_outcome():
     return load_claims()["thesis-krylov-residual"].measure(Profile("quick"))
 
 
+@pytest.mark.slow
 def test_krylov_claim_reads_three_starts_against_the_truncated_runs(krylov_outcome):
     """v2: one part, read by ``worst_log_residual`` on three Gaussian starts (claim: within 300 iterations) and on
     the same runs truncated at 100 (null); its verdicts follow the rule on the replicates; v1 is judged as
@@ -182,3 +183,20 @@ def test_dropping_a_generator_gives_a_wrong_group():
     so3, _ = ranks.drop_one_generator(parse_group("SO(3)"), np.random.default_rng(0))
     assert so3.num_lie == 2  # two of so(3)'s three: their bracket restores the third, and with it the rank
     assert parse_rep("T(2)", so3).solve(cache=False).rank == 1
+
+
+@pytest.mark.xdist_group("reproduce")
+def test_on_the_quick_run_the_thesis_parts_follow_their_rules(quick_report):
+    from lab.reproduce.stats import Rule
+
+    claims = {c["id"]: c for c in quick_report[1]["claims"]}
+    for cid in ("thesis-krylov-residual", "ranks-thesis"):
+        c = claims[cid]
+        (p,) = c["parts"]
+        assert len(p["replicates"]) == len(p["null_replicates"]) == 3, cid
+        rule = Rule(p["op"], p["threshold"])
+        assert rule.judge(p["replicates"])[0] is p["holds"] and rule.judge(p["null_replicates"])[0] is p["null_holds"]
+        assert [h["version"] for h in c["criterion_history"]] == [1], cid
+    # exact, deterministic facts: every rank agrees with its independent value, the Rubik's cube's among them
+    assert claims["ranks-thesis"]["parts"][0]["replicates"] == [1.0, 1.0, 1.0]
+    assert claims["ranks-thesis"]["measured"]["Rubik's cube (Table A.3)"] == {"T(1)": 2, "T(2)": 9, "T(3)": 51}
