@@ -59,9 +59,9 @@ def test_the_profiles():
     assert quick["tasks"] == ("inertia",) and quick["overrides"]["seeds"] >= 3
     over = {k: v for k, v in quick["overrides"].items() if k != "seeds"}
     cfg = RPPConfig(symmetry="approximate", seeds=3, **over).validate()
-    assert cfg.schedule().steps(cfg.train_points) == 60  # 30 epochs of batch 500 over 1000 points
+    assert cfg.schedule().steps(cfg.train_points) == 50  # 25 epochs of batch 500 over 1000 points
     assert cfg.variant == "original"  # approximate inertia as the authors' code builds it
-    assert "quick" in rc.paper_settings(Profile("quick")) and "60 steps" in rc.paper_settings(Profile("quick"))
+    assert "quick" in rc.paper_settings(Profile("quick")) and "50 steps" in rc.paper_settings(Profile("quick"))
     assert "thesis's training" in rc.paper_settings(Profile("full"))
 
 

@@ -33,7 +33,7 @@ reported, never judged.
   500 chunks, 1000 epochs), both tasks, the three regimes, 10 seeds and 10 reseeded nulls.  Hours on a GPU; days
   on a 2-core CPU.
 * ``quick`` (CI): ``QUICK``: inertia only, its three regimes, 3 seeds and 3 reseeded nulls, 1000 training and 500
-  test points, 2 layers of 64 channels, 30 epochs of batch 500 (60 steps).  The schedule is set by the time the
+  test points, 2 layers of 64 channels, 25 epochs of batch 500 (50 steps).  The schedule is set by the time the
   quick profile has, not by the verdict: not the thesis's training, and the quick verdict says what it says about
   these settings only.
 """
@@ -55,7 +55,7 @@ PAPER_SEEDS = 10
 #: the null's models are trained with weight seed ``seed + NULL_WEIGHT_OFFSET`` on seed ``seed``'s data
 NULL_WEIGHT_OFFSET = 1000
 #: the quick profile's settings (see the module docstring)
-QUICK = {"size": 1000, "test": 500, "channels": 64, "layers": 2, "epochs": 30, "seeds": 3}
+QUICK = {"size": 1000, "test": 500, "channels": 64, "layers": 2, "epochs": 25, "seeds": 3}
 NAMES = {"mlp": "MLP", "emlp": "EMLP", "rpp": "RPP-EMLP"}
 NULL_NAME = "null: retrained on the same data, fresh weights"
 #: the model(s) the null puts in RPP-EMLP's place, per regime (see the module docstring)
@@ -315,7 +315,7 @@ def paper_settings(profile) -> str:
        paper_value="Figure 3.2: RPP-EMLP's box level with EMLP's (exact), with the MLP's (misspecified) and below "
                    "both (approximate), on both tasks (its numbers are not in the text)",
        seconds={"quick": 50, "full": 400000}, criterion=CRITERION, null=NULL, criteria=CRITERIA,
-       paper_settings="quick: inertia only, 3 seeds, 2 x 64 channels, 60 steps (the thesis: both tasks, 10 trials, "
+       paper_settings="quick: inertia only, 3 seeds, 2 x 64 channels, 50 steps (the thesis: both tasks, 10 trials, "
                       "3 x 384 channels, 500 epochs); full: the thesis's training")
 def measure(profile) -> Outcome:
     from ..experiments.rpp import FAMILY, RPPConfig
