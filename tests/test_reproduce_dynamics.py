@@ -200,6 +200,7 @@ def test_rot_reads_squared_and_runs_the_reference_rotations(outcomes):
     assert sq["trans"] == pytest.approx(outcomes["dyn-trans-aug-vs-nom"].measured["aug_over_nom_squared"])
     (ref,) = [v for v in o.variants if v["name"] == "reference rotations"]
     assert ref["measured"]["aug_over_nom_squared"]["rot"] > 0 and ref["holds"] in (True, False)
+    assert len(ref["measured"]["log10_margin_per_run"]) == o.settings["experiments"]["rot"]["runs"]
     assert "2/5" in ref["what"] and "3/5" in ref["what"]
     assert "reference rotations" in o.note
     table = next(e for e in o.evidence if e["kind"] == "table" and "drift rate" in e["title"])
