@@ -21,8 +21,11 @@ Version 1 (the first registered) read one number per cell, the ratio of the seed
 cell, against an MLP retrained under other seeds; each run also reports its verdict under version 1, read on the
 seed means of this run (version 1's null is not rerun).
 
-Training: ``lab.emlp.train.train_one`` (what ``lab emlp`` runs; the data drawn as it draws them: the training set
-from seed ``2 s``, the test set from ``2 s + 1``), nothing else.
+Training: ``lab.emlp.train`` (``build``, ``Augmenter``, ``fit``: what ``train_one`` and so ``lab emlp`` run; the
+data drawn as it draws them: the training set from seed ``2 s``, the test set from ``2 s + 1``), with one change:
+MLP-Aug's pool of 2048 group elements is sampled once per task (from the run's first seed) and shared by every
+MLP-Aug, each drawing from it with its own generator, where ``train_one`` samples a pool per model (sampling and
+representing the Lorentz group's elements cost more than a quick model's training).
 
 * ``full``: the thesis's (appendix A.1.9, ``scale="paper"``): 3 layers of 384 channels, Adam 3e-3, batch 500,
   min(900 000 / N, 1000) epochs, 5 000 test points, 3 seeds, the three tasks and the reference code's sizes
@@ -30,7 +33,7 @@ from seed ``2 s``, the test set from ``2 s + 1``), nothing else.
   About two hours on a 2-core CPU.
 * ``quick`` (CI): ``QUICK``: two tasks (O(5) and Lorentz scattering) at Figure 2.5's two smallest sizes (N = 30 and
   100, where data efficiency matters most): four cells of the 21, 3 seeds, at a short schedule (the thesis's width
-  and learning rate, 40 epochs of one step each, 500 test points; the thesis trains 1000 epochs at these sizes).
+  and learning rate, 30 epochs of one step each, 500 test points; the thesis trains 1000 epochs at these sizes).
   The schedule is set by the time the quick profile has (two tasks x two sizes x three seeds x four models), not
   by the verdict.  The moment of inertia is left to the full profile: an O(3) EMLP trains slower than the
   baselines at first (its bilinear layers must build T3 objects from vectors, ``lab.emlp.train.SMALL``), so at
@@ -59,7 +62,7 @@ NULL_SEED_OFFSET = 1000
 #: a diverged model's statistic is clamped at this many decades (a finite number the interval can read)
 CAP = 12.0
 #: the quick profile (see the module docstring): the tasks, sizes and the short schedule
-QUICK = {"tasks": ("o5", "scattering"), "sizes": (30, 100), "channels": 384, "epochs": 40, "test": 500}
+QUICK = {"tasks": ("o5", "scattering"), "sizes": (30, 100), "channels": 384, "epochs": 30, "test": 500}
 #: the family's model names and how the report names them
 NAMES = {"mlp": "MLP", "mlp-aug": "MLP-Aug", "emlp": "EMLP", "null": "MLP-Aug, reseeded (null)"}
 NULL_NAME = NAMES["null"]
@@ -352,12 +355,16 @@ def paper_settings_of(p: dict, seeds: int) -> str:
        paper_value="EMLP below MLP and MLP-Aug at every size N = 30 ... 30000 on all three tasks, often by orders of "
                    "magnitude (Figure 2.5; its numbers are not in the text)",
        seconds={"quick": 30, "full": 7000}, criteria=CRITERIA, null=NULL,
-       paper_settings="quick: 4 of Figure 2.5's 21 cells (O(5) and O(1,3) at N = 30, 100), 40 epochs, 3 "
+       paper_settings="quick: 4 of Figure 2.5's 21 cells (O(5) and O(1,3) at N = 30, 100), 30 epochs, 3 "
                       "seeds; full: all 21 at the thesis's training (appendix A.1.9), 3 seeds")
 def measure(profile) -> Outcome:
+    import copy
+
+    import torch
+
     from ..device import pick_device
     from ..emlp import get_task, task_group
-    from ..emlp.train import train_one
+    from ..emlp.train import Augmenter, build, fit
 
     p = plan(profile)
     seeds = profile.seeds(quick=3, full=PAPER_SEEDS)
@@ -367,6 +374,20 @@ def measure(profile) -> Outcome:
     roles = (("mlp", "mlp", 0), ("mlp-aug", "mlp-aug", 0), ("emlp", "emlp", 0), ("null", "mlp-aug", NULL_SEED_OFFSET))
     plan_ = [(t, n, s) for t in p["tasks"] for n in p["sizes"] for s in seeds]
     total = sum(len(roles) * schedule.steps(n) for _, n, _ in plan_) or 1
+    pools: dict = {}
+
+    def augmenter(task_name, task, group, seed):
+        """MLP-Aug's augmentation: one pool of ``lab.emlp.train.POOL`` group elements per task, sampled once
+        (from the run's first seed: what ``train_one`` samples for that seed), each model drawing from it with its
+        own generator (seeded by its weight seed, as ``train_one``'s).  ``train_one`` samples a pool per model;
+        sharing it keeps the draws apart and saves sampling (and representing) 2048 elements for every model."""
+        if task_name not in pools:
+            rep_in, rep_out = task.reps(group)
+            pools[task_name] = Augmenter(rep_in, rep_out, group, seeds[0], device)
+        aug = copy.copy(pools[task_name])
+        aug.gen = torch.Generator(device="cpu").manual_seed(seed)
+        return aug
+
     done, rows = 0, []
     for task_name, n, seed in plan_:
         task = get_task(task_name)
@@ -381,12 +402,16 @@ def measure(profile) -> Outcome:
                 profile.progress((base + row["epoch"] / row["epochs"] * steps) / total,
                                  f"{task_name} N={n} seed {seed}: {NAMES[role]} epoch {row['epoch']}/{row['epochs']}")
 
-            out = train_one(model, task, group, (Xtr, Ytr, Xte, Yte), schedule, seed=seed + offset, device=device,
-                            progress=relay, control=profile.control, record_every=max(1, schedule.epochs(n) // 4),
-                            symmetry=group)
+            weight_seed = seed + offset
+            torch.manual_seed(weight_seed)  # as lab.emlp.train.train_one: the seed, the model, its training
+            net = build(model, task, group, schedule, device)
+            aug = augmenter(task_name, task, group, weight_seed) if model == "mlp-aug" else None
+            out = fit(net, task, group, (Xtr, Ytr, Xte, Yte), schedule, seed=weight_seed, progress=relay,
+                      control=profile.control, record_every=max(1, schedule.epochs(n) // 4), label=model,
+                      symmetry=group, aug=aug)
             out.pop("net")
             done += steps
-            rows.append({"task": task_name, "size": n, "seed": seed, "role": role, "weight_seed": seed + offset,
+            rows.append({"task": task_name, "size": n, "seed": seed, "role": role, "weight_seed": weight_seed,
                          "test_mse": out["test_mse"], "train_mse": out["train_mse"],
                          "equivariance_error": out["equivariance_error"], "seconds": out["seconds"],
                          "curve": [{"epoch": c["epoch"], "test_mse": c["test_mse"]} for c in out["curve"]]})
@@ -397,6 +422,8 @@ def measure(profile) -> Outcome:
                 "steps": {str(n): schedule.steps(n) for n in p["sizes"]}, "batch": schedule.batch,
                 "lr": schedule.lr, "optimiser": "Adam", "test points": n_test, "seeds": seeds,
                 "null weight seeds": [s + NULL_SEED_OFFSET for s in seeds], "dtype": "float32", "device": str(device),
+                "augmentation": f"one pool of 2048 elements of the task's group per task (sampled from seed "
+                                f"{seeds[0]}), drawn from per batch with each model's own generator",
                 "orders of magnitude": ORDER, "cells judged": len(plan_) // len(seeds),
-                "science": "lab.emlp.train.train_one (lab emlp)"}
+                "science": "lab.emlp.train (build, Augmenter, fit: what train_one runs)"}
     return assess(rows, settings, quick=not profile.full, paper_settings=paper_settings_of(p, len(seeds)))

@@ -410,9 +410,9 @@ def _evidence(rows, the_parts) -> list:
         by_name.setdefault(_name(r), []).append(r)
     enters: dict = {}
     for x in the_parts:
-        for name in names:
-            if name.split(", ")[0] in x.name and ", reseeded" not in name:
-                enters.setdefault(name, []).append(x.name)
+        what = x.name.partition(": ")[2]
+        for name in what.split(" below "):
+            enters.setdefault(name, []).append(x.name)
     table = {"kind": "table", "title": "Per model, pooled over seeds (geometric mean): Table 2.2's rollout error, "
                                        "Figure 2.6's angular momentum error, the parts it enters",
              "columns": ["model", "rollout error", "thesis (Table 2.2)", "momentum error", "parts"],
