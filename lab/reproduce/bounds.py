@@ -45,7 +45,7 @@ FIT = 0.1
 QUICK = {"dims": "100,300", "steps": 200, "quant_steps": 50}
 FULL = {"dims": "50,100,200,400,800", "steps": 600, "quant_steps": 300}
 #: the shuffled-labels runs: a subset of the training digits, and dims up to one large enough to fit random labels
-LABELS_QUICK = {"dims": "100,2500", "steps": 500, "quant_steps": 50, "train_points": 500}
+LABELS_QUICK = {"dims": "100,2500", "steps": 700, "quant_steps": 50, "train_points": 500}
 LABELS_FULL = {"dims": "100,400,2500", "steps": 700, "quant_steps": 200, "train_points": 500}
 #: the models of the shuffled-labels runs (quick: the MLP alone, the CNN costs three times as much a step)
 LABELS_MODELS_QUICK = ("mlp",)
