@@ -67,11 +67,13 @@ family computes on one torch thread (``_one_thread``): the lab fits its thread p
 
 Profiles.  ``full``: the aliasing study's defaults (``lab.meter.aliasing``: width 16, 100 epochs, batch 64, Adam
 3e-3, digit 9 held out, 3 seeds, 256 images per input set, 256 for the layer-wise decomposition under translation and
-rotation).  ``quick`` (CI): 3 seeds, 15 epochs of batch 64 at Adam 2e-2 (chosen on training accuracy over seeds
-0-2 among 12-25 epochs, batch 32-128 and Adam 3e-3 to 3e-2: the blurred CNN learns slowly, and at the former quick
-setting, 25 epochs of batch 128 at 1e-2, it stayed far from fitting the training set at some seeds), 64 images per
-input set, 16 for the layer-wise decomposition, under translation only (a decomposition costs about as much as ten
-LEE readings), no logits or smooth-activation variants for the gap.  The blurred CNN still underfits at quick (the
+rotation).  ``quick`` (CI): 3 seeds, 13 epochs of batch 64 at Adam 2e-2 (chosen on training accuracy over seeds
+0-2 among 12-25 epochs, batch 32-128 and Adam 3e-3 to 3e-2, with the family's time: the blurred CNN learns slowly,
+and at the former quick setting, 25 epochs of batch 128 at 1e-2, it stayed far from fitting the training set at
+some seeds), 64 images per input set, 16 for the layer-wise decomposition (a decomposition costs about as much as
+ten LEE readings: the first seed's under translation for every model, the later seeds' under translate-x for the
+strided and blurred CNNs; the shares of v1-v2's part (a) are then read on the first seed), no logits or
+smooth-activation variants for the gap.  The blurred CNN still underfits at quick (the
 report gives every model's training and test accuracy per seed), which confounds its comparison with the strided
 CNN on the probabilities: the quick verdicts say what these settings give.  The three CNNs (strided, blurred, the
 null's unblurred), their per-image LEE and their layer-wise decompositions are computed once per profile and shared
@@ -113,8 +115,11 @@ SETS = ("train", "test", "heldout", "noise")
 STEPS = (("train", "test", "(i) train below test"), ("test", "heldout", "(ii) test below the held-out class"),
          ("test", "noise", "(iii) test below noise"))
 HOLDOUT = 9
-QUICK = {"seeds": 3, "epochs": 15, "batch": 64, "lr": 2e-2, "samples": 64, "layerwise_samples": 16,
-         "layerwise_transforms": ALIAS_TRANSFORMS, "zero_samples": 64, "zero_seeds": 3, "logits_everywhere": False}
+#: quick: the layer-wise decompositions (about ten LEE readings' cost each) of the first seed under translation,
+#: every model; of the later seeds the strided and blurred CNNs under translate-x (``layerwise_later``)
+QUICK = {"seeds": 3, "epochs": 13, "batch": 64, "lr": 2e-2, "samples": 64, "layerwise_samples": 16,
+         "layerwise_transforms": ALIAS_TRANSFORMS, "layerwise_later": ("translate-x",), "zero_samples": 64,
+         "zero_seeds": 3, "logits_everywhere": False}
 
 
 def plan(profile) -> dict:
@@ -124,6 +129,7 @@ def plan(profile) -> dict:
     return profile.pick(quick=dict(QUICK, smooth=False),
                         full={"seeds": 3, "epochs": DEFAULT_EPOCHS, "batch": DEFAULT_BATCH, "lr": DEFAULT_LR,
                               "samples": 256, "layerwise_samples": 256, "layerwise_transforms": GAP_TRANSFORMS,
+                              "layerwise_later": GAP_TRANSFORMS,
                               "zero_samples": 256, "zero_seeds": 3,
                               "logits_everywhere": True, "smooth": True})
 
@@ -349,7 +355,9 @@ def assess_zero(draws: dict, null_draws: dict, settings: dict | None = None, pap
                  "columns": ["model", "seed", "generator", "relative LEE", f"<= {ZERO_TOL:g}"], "rows": rows}]
     return Outcome(measured={m: _f(v, 3) for m, v in worst.items()}, settings=dict(settings or {}),
                    evidence=evidence, note=note, criterion=ZERO_CRITERION, parts=parts, history=history,
-                   paper_settings=paper_settings)
+                   paper_settings=paper_settings,
+                   replicates={"what": f"seeds {', '.join(str(s) for s in seeds)} (weights and inputs)",
+                               "claim": len(seeds), "null": len(seeds)})
 
 
 # ---------------------------------------------------------------------------------------------- lee-layerwise-sums
@@ -414,7 +422,10 @@ def assess_sums(draws: list, null_draws: list, settings: dict | None = None, row
                          "rows": [list(r[:4]) + [_f(r[4], 3)] for r in rows]})
     return Outcome(measured={k: _f(v, 3) for k, v in worst.items()}, settings=dict(settings or {}),
                    evidence=evidence, note="  ".join(text), criterion=SUMS_CRITERION, parts=[p], history=history,
-                   paper_settings=paper_settings)
+                   paper_settings=paper_settings,
+                   replicates={"what": f"(seed, model, transformation): seeds "
+                                       f"{', '.join(str(s) for s in sorted({d['seed'] for d in draws}))} x "
+                                       f"{', '.join(by_key)}", "claim": len(draws), "null": len(null_draws)})
 
 
 # ---------------------------------------------------------------------------------------------- lee-aliasing
@@ -479,7 +490,8 @@ def assess_aliasing(per_image: dict, shares: dict, settings: dict | None = None,
             f"on seed means over {len(per_image[('cnn-stride', ALIAS_TRANSFORMS[0])])} seeds: (b) "
             + ("standard errors of the difference above 2" if version == 1 else
                "one-standard-error bars apart (above 1)")
-            + "; (a) the shares on the layer-wise batch; the null: the unblurred twin in the blurred CNN's place")
+            + f"; (a) the shares on the layer-wise batch of {len(shares[('cnn-stride', ALIAS_TRANSFORMS[0])])} "
+              f"seed(s) (quick decomposes the first only); the null: the unblurred twin in the blurred CNN's place")
     text = []
     for t in ALIAS_TRANSFORMS:
         p = drops[t]
@@ -518,7 +530,10 @@ def assess_aliasing(per_image: dict, shares: dict, settings: dict | None = None,
                 for t in ALIAS_TRANSFORMS}
     return Outcome(measured=measured, settings=dict(settings or {}), evidence=evidence, note="  ".join(text),
                    criterion=ALIAS_CRITERION, parts=parts, accuracy=accuracy, variants=list(variants),
-                   history=history, paper_settings=paper_settings)
+                   history=history, paper_settings=paper_settings,
+                   replicates={"what": "seeds (training: split, weights, batch order), each a paired mean over the "
+                                       "same test images", "claim": len(drops[ALIAS_TRANSFORMS[0]].replicates),
+                               "null": len(drops[ALIAS_TRANSFORMS[0]].null_replicates)})
 
 
 # ---------------------------------------------------------------------------------------------- lee-equivariance-gap
@@ -585,7 +600,9 @@ def assess_gap(draws: list, null_draws: list, settings: dict | None = None, accu
     measured = {p.name: _f(p.measured, 3) for p in parts}
     return Outcome(measured=measured, settings=dict(settings or {}), evidence=evidence, note="  ".join(text),
                    criterion=GAP_CRITERION, parts=parts, accuracy=accuracy, variants=list(variants),
-                   history=history, paper_settings=paper_settings)
+                   history=history, paper_settings=paper_settings,
+                   replicates={"what": "seeds (training: split, weights, batch order)", "claim": len(draws),
+                               "null": len(null_draws)})
 
 
 # ---------------------------------------------------------------------------------------------- the shared runs
@@ -689,8 +706,10 @@ def decompositions(profile) -> dict:
     """{(seed, model, transform): the layer-wise decomposition's summary} on the first ``layerwise_samples`` test
     images (probabilities): ``L`` (the Lie derivative), ``vector`` (sum_i C_i), ``norms`` (the norms laid along L),
     ``largest`` (its largest layer's name and mean |C| / |L|), ``shares`` ({layer kind: share of |L|^2}), ``layers``
-    ([name, kind, E|C_i|]).  The strided and blurred CNNs under the profile's ``layerwise_transforms`` (quick:
-    translation; full: rotation too), the twin under translation."""
+    ([name, kind, E|C_i|]).  At the first seed the strided and blurred CNNs under the profile's
+    ``layerwise_transforms`` (quick: translation; full: rotation too) and the twin under translation; at the later
+    seeds the strided and blurred CNNs under ``layerwise_later`` and the twin under translation only in the full
+    profile."""
     p = plan(profile)
     runs = trained_cnns(profile)
 
@@ -706,10 +725,14 @@ def decompositions(profile) -> dict:
         with _one_thread():
             for r in runs:
                 x = r["inputs"]["test"][:p["layerwise_samples"]].detach().cpu().double()
+                later = r is not runs[0]
                 for name in (*CNNS, NOBLUR):
+                    if name == NOBLUR and later and not profile.full:
+                        continue
                     net = measurable(r["models"][name].model, "probs")
                     modules = dict(net.named_modules())
-                    for t in (p["layerwise_transforms"] if name in CNNS else ALIAS_TRANSFORMS):
+                    for t in (ALIAS_TRANSFORMS if name == NOBLUR else
+                              p["layerwise_later"] if later else p["layerwise_transforms"]):
                         profile.checkpoint()
                         d = layerwise_lie_derivative(net, x, ImageTransform(t))
                         L = d.total
@@ -829,8 +852,10 @@ def measure_aliasing(profile) -> Outcome:
     dec = decompositions(profile)
     seeds = [r["seed"] for r in runs]
     per_image = {(m, t): [lee[(s, m, t, "test")] for s in seeds] for m in (*CNNS, NOBLUR) for t in ALIAS_TRANSFORMS}
+    # downsampling + nonlinearity shares (reported; v1-v2's part (a)) at the seeds decomposed (quick: the first)
+    share_seeds = [s for s in seeds if all((s, m, t) in dec for m in (*CNNS, NOBLUR) for t in ALIAS_TRANSFORMS)]
     carry = {(m, t): [dec[(s, m, t)]["shares"].get("downsampling", 0.0)
-                      + dec[(s, m, t)]["shares"].get("nonlinearity", 0.0) for s in seeds]
+                      + dec[(s, m, t)]["shares"].get("nonlinearity", 0.0) for s in share_seeds]
              for m in (*CNNS, NOBLUR) for t in ALIAS_TRANSFORMS}
     drop_rule = Rule(">", DROP)
 
@@ -854,9 +879,9 @@ def measure_aliasing(profile) -> Outcome:
     variants.append({"name": "logits", "what": "v3's part (b) on the class scores instead of the probabilities",
                      "measured": {f"{t} paired drop per seed": [_f(v, 3) for v in vals] for t, vals in zl.items()},
                      "holds": all(drop_rule.judge(v)[0] for v in zl.values())})
-    variants.append({"name": "part (a) of v1-v2", "what": "downsampling + nonlinearity share of |L|^2, seed mean "
-                                                          "(1 by construction under periodic translation; not "
-                                                          "judged)",
+    variants.append({"name": "part (a) of v1-v2", "what": "downsampling + nonlinearity share of |L|^2, mean over "
+                                                          f"seeds {', '.join(str(s) for s in share_seeds)} (1 by "
+                                                          "construction under periodic translation; not judged)",
                      "measured": {f"{m} {t}": _f(_mean(v), 3) for (m, t), v in carry.items()},
                      "holds": all(_mean(v) > MOST for (m, _), v in carry.items() if m in CNNS)})
     if "cnn-smooth" in runs[0]["models"]:
@@ -870,7 +895,7 @@ def measure_aliasing(profile) -> Outcome:
         for t in ALIAS_TRANSFORMS:
             kinds = dec[(seeds[0], m, t)]["shares"]
             for k in kinds:
-                v = _mean(dec[(s, m, t)]["shares"][k] for s in seeds)
+                v = _mean(dec[(s, m, t)]["shares"][k] for s in share_seeds)
                 if abs(v) > 5e-3:
                     kind_rows.append([m, t, k, v])
     return assess_aliasing(per_image, carry, _cnn_settings(p), _accuracy(runs), variants, kind_rows,
