@@ -63,9 +63,17 @@ def quick_report(request):
 def quick_outcomes(quick_report):
     """The quick report's claims as ``lab.reproduce.Outcome`` objects, by id."""
     from lab.reproduce import Null, Outcome
+    from lab.reproduce.claim import Part
 
     _, report = quick_report
-    return {c["id"]: Outcome(measured=c["measured"], holds=c["criterion_met"], settings=c["settings"],
-                             evidence=c["evidence"], note=c["note"], criterion=c["criterion"],
-                             null=None if c["null"] is None else Null(**c["null"]), accuracy=c["accuracy"],
-                             variants=c["variants"]) for c in report["claims"]}
+    outcomes = {}
+    for c in report["claims"]:
+        o = Outcome(measured=c["measured"], settings=c["settings"], evidence=c["evidence"], note=c["note"],
+                    criterion=c["criterion"], null=None if c["null"] is None else Null(**c["null"]),
+                    accuracy=c["accuracy"], variants=c["variants"],
+                    parts=[Part.from_dict(p) for p in c.get("parts") or []], replicates=c.get("replicates"),
+                    paper_settings=c.get("paper_settings", ""),
+                    history={h["version"]: h for h in c.get("criterion_history") or []})
+        o.holds = c["criterion_met"]  # as judged by the run (a claim without parts keeps its own answer)
+        outcomes[c["id"]] = o
+    return outcomes
