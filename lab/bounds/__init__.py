@@ -8,6 +8,8 @@
 * ``subspace`` -- Algorithm 2 for one subspace dimension (``compute_bound``);
 * ``models`` -- an MLP, a CNN and a C4-equivariant GCNN built from the engine's filter bases, of comparable size;
 * ``data`` -- digits, rotated digits (C4 or continuous), shuffled pixels, shuffled labels, MNIST from IDX files.
+* ``prune`` -- the pruning baseline (Table A.18's Pruning + Quant + Arith): the trained update magnitude-pruned to
+  k coordinates, fine-tuned, quantized, coded and bounded as the subspace is, the kept positions paid in bits.
 
 A science package: torch, numpy, scipy and constriction, no UI; bad input raises ``BoundsError`` (a ``LabError``).
 """
