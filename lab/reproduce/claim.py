@@ -292,7 +292,8 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "lee-zero-for-equivariant", "lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap",
              "ens-exact-group-average", "ens-error-falls-with-M", "ens-assumptions-matter",
              "pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "pac-shuffled-labels-vacuous",
-             "lie-discovery-recovers", "dyn-converse-counterexample")
+             "lie-discovery-recovers", "dyn-converse-counterexample",
+             "msr-benefit-grows-with-complexity")
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
