@@ -169,3 +169,29 @@ def fit_threads(clock=time.monotonic, load=None) -> int | None:
     if n is not None:
         torch.set_num_threads(n)
     return n
+
+
+class fixed_threads:
+    """Within this block torch's thread pool stays at the count it has (``fit_threads`` adapts nothing, as under
+    ``LAB_THREADS=keep``): a float sum split over another number of threads rounds differently, so a measurement
+    that must give the same numbers for the same seed (``lab reproduce``) cannot let the load choose its threads.
+
+    >>> before = os.environ.get("LAB_THREADS")
+    >>> with fixed_threads():
+    ...     os.environ["LAB_THREADS"]
+    'keep'
+    >>> os.environ.get("LAB_THREADS") == before
+    True
+    """
+
+    def __enter__(self):
+        self._before = os.environ.get("LAB_THREADS")
+        os.environ["LAB_THREADS"] = "keep"
+        return self
+
+    def __exit__(self, *exc):
+        if self._before is None:
+            os.environ.pop("LAB_THREADS", None)
+        else:
+            os.environ["LAB_THREADS"] = self._before
+        return False

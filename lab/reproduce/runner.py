@@ -306,6 +306,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     from ..device import check_device_name, pick_device
     from ..experiments.family import progress_record
     from ..jobs import error_text
+    from ..threads import fixed_threads
 
     if profile not in PROFILES:
         raise ReproduceError(f"unknown profile {profile!r}: choose quick or full")
@@ -333,35 +334,36 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control,
                    seed=int(seed))
     results, status, t0 = [], "finished", time.perf_counter()
-    for c, weight in zip(claims, weights):
-        state.update(claim=c.id, weight=weight)
-        emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
-        path = _claim_file(directory, c.id)
-        kept = None if (fresh or not write) else _read_claim(path, profile, int(seed),
-                                                             c.current.version if c.criteria else 1)
-        if kept is not None:
-            results.append(kept)
-        else:
-            t1, shared0 = time.perf_counter(), prof.shared_seconds
-            prof.current = c.id
-            try:
-                if control is not None:
-                    control.checkpoint()
-                outcome = c.measure(prof)
-                # the claim's own seconds: the shared runs it built first are timed apart (Report.shared)
-                own = time.perf_counter() - t1 - (prof.shared_seconds - shared0)
-                result = _result(c, outcome, own, profile, shared=_used(prof, c.id))
-                result.seed = int(seed)
-            except (Stopped, KeyboardInterrupt):
-                status = "stopped"
-                break
-            except Exception as err:  # a failed measurement is a finding too: recorded, and the run goes on
-                outcome = Outcome(measured=None, holds=None, note=f"error: {error_text(err)}")
-                result = _result(c, outcome, time.perf_counter() - t1, profile, status="error")
-            results.append(result)
-            if write and result.status == "finished":
-                _write_json(path, dict(result.to_dict(), format=FORMAT))
-        state["before"] += weight
+    with fixed_threads():  # the same seed gives the same numbers, whatever the machine's load
+        for c, weight in zip(claims, weights):
+            state.update(claim=c.id, weight=weight)
+            emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
+            path = _claim_file(directory, c.id)
+            kept = None if (fresh or not write) else _read_claim(path, profile, int(seed),
+                                                                 c.current.version if c.criteria else 1)
+            if kept is not None:
+                results.append(kept)
+            else:
+                t1, shared0 = time.perf_counter(), prof.shared_seconds
+                prof.current = c.id
+                try:
+                    if control is not None:
+                        control.checkpoint()
+                    outcome = c.measure(prof)
+                    # the claim's own seconds: the shared runs it built first are timed apart (Report.shared)
+                    own = time.perf_counter() - t1 - (prof.shared_seconds - shared0)
+                    result = _result(c, outcome, own, profile, shared=_used(prof, c.id))
+                    result.seed = int(seed)
+                except (Stopped, KeyboardInterrupt):
+                    status = "stopped"
+                    break
+                except Exception as err:  # a failed measurement is a finding too: recorded, and the run goes on
+                    outcome = Outcome(measured=None, holds=None, note=f"error: {error_text(err)}")
+                    result = _result(c, outcome, time.perf_counter() - t1, profile, status="error")
+                results.append(result)
+                if write and result.status == "finished":
+                    _write_json(path, dict(result.to_dict(), format=FORMAT))
+            state["before"] += weight
     for result in results:  # the shares, once every claim that uses a shared run is known
         if not result.resumed and result.status == "finished":
             result.share_seconds = share_seconds(result.id, prof.shared)
