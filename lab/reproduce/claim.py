@@ -262,6 +262,12 @@ UNCOVERED = {
                "2.2's Neural ODE rollouts over SO(2) and D6 (the EMLP N-ODE over O(2) against the MLP N-ODE, the "
                "Hamiltonian networks' rollouts and §2.7.2's conservation laws are covered; the quick profile judges "
                "the O(2) N-ODE rollout and O(2) conservation only)",
+               "chapter 2, §2.5: the solver-scaling statements (the Krylov method's cost against the tensor "
+               "order and dimension, its iterations against the accuracy): a probe of the lab's solver found the "
+               "iterations flat for O(m) T(2) at m = 3-8 and growing with the generators' condition number for S(m) "
+               "(300 to 575 at m = 16), which the thesis's statement leaves out, so no criterion is registered yet "
+               "(thesis-krylov-residual checks the residual only; ranks-thesis checks Table A.3's Rubik's-cube ranks "
+               "against orbit counts, as the table's numbers are not in the seed text)",
                "chapter 3: §3.5.2's posterior levels of equivariance and prior-variance study, §3.5.3-3.6 (RPP-Conv "
                "on CIFAR-10 and UCI, reinforcement learning)",
                "chapter 4: the study of hundreds of pretrained ImageNet models (Figures 4.1, 4.5, 4.6 right, A.3: "
