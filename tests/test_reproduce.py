@@ -18,6 +18,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("reproduce")]
 #: exact identities (solver ranks against closed forms, a faithful partition of a known sharing): their criterion
 #: cannot flip between runs, so it is asserted; every other verdict is reported, never asserted
 EXACT = ("dyn-relative-dimensions", "share-conv-exact", "ranks-thesis")
+#: exact recoveries read on one deterministic run of the method (a partition distance of whole numbers, judged
+#: below 0.05: met only at 0); their nulls still have three or more draws
+ONE_DRAW = ("share-conv-exact", "share-sum", "share-group")
 KEYS = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds",
         "criterion", "null_holds", "accuracy")  # the first nine are the first report's; issue 25 added three
 #: words that refer to a history the report's reader cannot see
@@ -84,7 +87,8 @@ def test_every_null_is_read_like_its_claim_over_several_draws(quick_report):
             assert len(nulls) >= 3 and _finite(nulls), where
             assert len({json.dumps(v, sort_keys=True) for v in nulls}) > 1, (where, "every null draw reads the same")
             if p["op"] != "all":
-                assert len(p["replicates"]) >= 3, (where, "a threshold is judged on at least three replicates")
+                assert len(p["replicates"]) >= 3 or c["id"] in ONE_DRAW, (where, "a threshold is judged on at least "
+                                                                             "three replicates")
                 assert all(v != p["threshold"] for v in nulls), (where, "a null equal to the threshold")
                 assert p["interval"] and p["null_interval"], where
         assert c["replicates"] and c["replicates"]["null"] >= 3, c["id"]
@@ -138,7 +142,7 @@ def test_report_lists_every_seed_paper_by_title_with_what_is_not_covered(quick_r
         assert html.escape(p["title"]) in page
         assert all(html.escape(u) in page for u in p["uncovered"])
     assert "—" not in [c["measured"] for c in report["claims"]]
-    assert "null</td>" not in page and "…" not in page  # no raw null, nothing cut
+    assert ">null</td>" not in page and "…" not in page  # no raw null, nothing cut
 
 
 def test_claim_seconds_are_their_own(quick_report):

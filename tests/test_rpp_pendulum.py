@@ -155,7 +155,7 @@ def test_the_default_wind_is_the_thesis_eps():
     (["--task", "inertia", "--wind", "0.02"], "pendulum only"),
     (["--task", "pendulum", "--symmetry", "exact", "--wind", "0.02"], "approximate only"),
     (["--task", "pendulum", "--wind", "-1"], "at least 0"), (["--task", "pendulum", "--wind", "x"], "invalid float"),
-    (["--task", "pendulum", "--variant", "original"], "inertia only")])
+    (["--task", "pendulum", "--variant", "thesis"], "inertia only")])
 def test_bad_input_is_one_line_and_exit_2(args, words):
     res = _lab("rpp", *args, "--no-save")
     assert res.returncode == 2 and words in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
