@@ -195,3 +195,30 @@ class fixed_threads:
         else:
             os.environ["LAB_THREADS"] = self._before
         return False
+
+
+class one_thread:
+    """Within this block torch computes on one thread (its count restored after): small solves that must give the
+    same numbers whatever the machine's load (a different thread count sums in a different order).
+
+    >>> import torch
+    >>> before = torch.get_num_threads()
+    >>> with one_thread():
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+
+    def __enter__(self):
+        import torch
+
+        self._before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+
+        torch.set_num_threads(self._before)
+        return False

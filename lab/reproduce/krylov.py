@@ -90,20 +90,9 @@ def every_curve_converges(curves: dict) -> bool:
 
 def _one_thread():
     """A context that runs torch on one thread (small solves on a shared machine; restored after)."""
-    import contextlib
+    from ..threads import one_thread
 
-    import torch
-
-    @contextlib.contextmanager
-    def ctx():
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(before)
-
-    return ctx()
+    return one_thread()
 
 
 def plain_gradient_descent(group, factors, iterations: int = ITERATIONS, r_max: int = R_MAX, seed: int = 0):

@@ -81,10 +81,10 @@ by the three CNN claims (``profile.memo``); the report carries every number.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 
 from .claim import FIRST_REGISTERED, Criterion, Outcome, claim, part
+from ..threads import one_thread as _one_thread  # the family computes on one torch thread
 from .stats import Rule
 
 #: relative LEE (LEE / (E|f|^2 / dim)) at or below which a model counts as equivariant (float64 rounding, squared)
@@ -146,18 +146,6 @@ def _mean(values) -> float:
     return sum(v) / len(v) if v else math.nan
 
 
-@contextlib.contextmanager
-def _one_thread():
-    """torch on one thread (restored after): the same seed then gives the same numbers whatever the machine's load
-    (``lab.threads`` fits the pool to it, and a different count sums in a different order)."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _history_entry(holds, null_holds, measured, why: str) -> dict:
