@@ -12,8 +12,8 @@
   xdist group, so they run one after another on one worker (``--dist loadgroup``) instead of piling up.
   (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
   are not honoured there, so nothing below relies on them.)
-* ``lab reproduce --quick`` (about 4 minutes on 2 idle cores) runs ONCE per test session, in the background from
-  the end of collection (two torch threads that sleep while they wait), while the workers run every other test; the tests that read
+* ``lab reproduce --quick`` runs ONCE per test session, in the background from the end of collection (its default
+  ``--workers``: a process per core, one torch thread each), while the workers run every other test; the tests that read
   it (fixture ``quick_report``) are collected after those and wait for it (``tests/conftest.py``), and the browser
   tests come last, once it has ended.  Without xdist the fixture starts it itself.
 """
@@ -71,15 +71,16 @@ def start_quick_report(config) -> Path:
         directory.mkdir(parents=False)
     except FileExistsError:
         return directory  # another worker started it
-    # two threads that sleep while they wait (OMP_WAIT_POLICY=PASSIVE) rather than spin: beside the workers the
-    # report takes its fair share of the cores, and both of them once the workers wait for it
+    # a process per core (--workers' default), each on one thread (the runner's): beside the workers the report
+    # takes its fair share of the cores, and all of them once the workers wait for it
     env = dict(os.environ, LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(directory / "cache"),
-               LAB_RESULTS_DIR=str(directory / "results"), OMP_NUM_THREADS="2", OMP_WAIT_POLICY="PASSIVE")
+               LAB_RESULTS_DIR=str(directory / "results"), OMP_WAIT_POLICY="PASSIVE")
     out = directory / "report"
     command = (f"'{sys.executable}' -m lab reproduce --quick --json --device cpu --out '{out}' "
                f"> '{directory}/stdout.json' 2> '{directory}/stderr.txt'; echo $? > '{directory}/rc.tmp' && "
                f"mv '{directory}/rc.tmp' '{directory}/rc'")
-    proc = subprocess.Popen(["bash", "-c", command], env=env, cwd=str(config.rootpath))
+    # its own process group: an interrupted session stops it with its worker processes (pytest_sessionfinish)
+    proc = subprocess.Popen(["bash", "-c", command], env=env, cwd=str(config.rootpath), start_new_session=True)
     (directory / "pid").write_text(str(proc.pid))
     config._quick_report_proc = proc
     return directory
@@ -96,4 +97,9 @@ def pytest_sessionfinish(session, exitstatus):
     leaves it running for the workers still waiting on it."""
     proc = getattr(session.config, "_quick_report_proc", None)
     if proc is not None and proc.poll() is None and exitstatus == pytest.ExitCode.INTERRUPTED:
-        proc.terminate()
+        import signal
+
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except OSError:  # it ended meanwhile
+            pass

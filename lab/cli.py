@@ -217,6 +217,10 @@ def add_reproduce_parser(sub) -> None:
     sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
     sp.add_argument("--seed", type=int, default=0, metavar="N",
                     help="the first replicate seed (default 0): the same seed gives the same report numbers")
+    sp.add_argument("--workers", default="auto", type=_workers, metavar="N",
+                    help="processes measuring the claims on this machine, each module's claims in one, the largest "
+                         "first (default auto: one per core; 1: in this process); every claim computes on one torch "
+                         "thread, so the numbers do not depend on N")
     sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="measure the claims as one sweep on the Dask cluster at ADDRESS (each module's claims one "
                          "task; the workers must see --out, e.g. a shared file system), then write the report here")
@@ -227,6 +231,19 @@ def add_reproduce_parser(sub) -> None:
                          '"verdict", "parts", "replicates", "interval", "criterion_version", "criterion_history", '
                          '"paper_settings", ...}], "report": PATH}; "holds" is true only when every part of the '
                          'criterion is met and every part\'s null fails ("null_holds" false)')
+
+
+def _workers(text: str):
+    """``--workers``: auto or a whole number from 1 to 64."""
+    if text == "auto":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: auto or a whole number from 1 to 64") from None
+    if not 1 <= n <= 64:
+        raise argparse.ArgumentTypeError(f"{text!r}: auto or a whole number from 1 to 64")
+    return n
 
 
 def pick_family(command: str, args):
@@ -522,9 +539,17 @@ def _reproduce(args) -> int:
                                         dtype=args.dtype, data=args.data, fresh=args.fresh, scheduler=args.scheduler,
                                         progress=printer, seed=args.seed)
             else:
-                report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device,
-                                    dtype=args.dtype, data=args.data, fresh=args.fresh, progress=printer,
-                                    control=control, seed=args.seed)
+                from .reproduce.cluster import default_workers, run_local
+
+                workers = default_workers(args.only) if args.workers == "auto" else args.workers
+                if workers > 1:
+                    report = run_local(args.only, profile=args.profile, out=args.out, device=args.device,
+                                       dtype=args.dtype, data=args.data, fresh=args.fresh, workers=workers,
+                                       progress=printer, control=control, seed=args.seed)
+                else:
+                    report = runner.run(args.only, profile=args.profile, out=args.out, device=args.device,
+                                        dtype=args.dtype, data=args.data, fresh=args.fresh, progress=printer,
+                                        control=control, seed=args.seed)
         finally:
             if printer is not None:
                 printer.close()

@@ -1,6 +1,8 @@
 """The same seed gives the same report numbers: two ``lab reproduce --quick --only ...`` runs of a few claims
 (trained models among them), in separate processes and output directories, agree on every number they report
-(the parts' replicates and intervals, the measurements, the nulls).  Only seconds may differ."""
+(the parts' replicates and intervals, the measurements, the nulls).  Only seconds may differ.  The two runs differ
+in everything else a user may vary: one measures in its own process with two torch threads allowed, the other on
+three worker processes of one thread each (``--workers``)."""
 from __future__ import annotations
 
 import json
@@ -27,18 +29,18 @@ def _numbers(value):
     return value
 
 
-def _run(tmp_path, name):
-    env = dict(os.environ, OMP_NUM_THREADS="1", LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(tmp_path / f"cache-{name}"),
+def _run(tmp_path, name, workers, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(tmp_path / f"cache-{name}"),
                LAB_RESULTS_DIR=str(tmp_path / f"results-{name}"))
     out = subprocess.run([sys.executable, "-m", "lab", "reproduce", "--quick", "--only", IDS, "--json", "--fresh",
-                          "--device", "cpu", "--out", str(tmp_path / name)], capture_output=True, text=True, env=env,
-                         timeout=900)
+                          "--device", "cpu", "--out", str(tmp_path / name), "--workers", str(workers)],
+                         capture_output=True, text=True, env=env, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout)
 
 
 def test_the_same_seed_gives_the_same_report_numbers(tmp_path):
-    first, second = _run(tmp_path, "a"), _run(tmp_path, "b")
+    first, second = _run(tmp_path, "a", workers=1, threads=2), _run(tmp_path, "b", workers=3, threads=1)
     assert sorted(c["id"] for c in first["claims"]) == sorted(IDS.split(","))  # in report order
     for a, b in zip(first["claims"], second["claims"]):
         assert a["status"] == b["status"] == "finished", (a["id"], a["note"])

@@ -47,6 +47,8 @@ def fake_claims(monkeypatch):
         return Outcome(measured={"ratio": float("nan")}, holds=None, note="a regime")
 
     yield "fake-a,fake-b,fake-c"
+    CLAIMS.clear()  # the registry itself: the stand-ins out, every real claim as it was
+    CLAIMS.update(saved)
 
 
 @pytest.fixture
@@ -224,6 +226,24 @@ def test_shared_runs_are_timed_apart_from_the_claim_that_asked_first(fake_claims
                                                     "used_by": ["fake-a", "fake-c"]}
     assert a.shared == c.shared == [{"run": "the shared training", "seconds": 100.0, "built_by": "fake-a"}]
     assert "the shared training" in (tmp_path / "report.html").read_text()
+    # read back from their files (a resumed run, or groups measured by other processes): the same shared run
+    again = runner.run("fake-a,fake-c", out=tmp_path)
+    assert all(r.resumed for r in again.results)
+    assert again.shared == report.shared
+
+
+def test_claims_are_grouped_by_the_runs_they_share():
+    """``--workers``/``--scheduler`` measure each group in one process: a module that reads another's shared runs
+    (dynamics_theory reads the dynamics Perm/Trans/Rot trainings) is in that module's group, the largest groups
+    go first."""
+    from lab.reproduce.cluster import expected_seconds, groups
+
+    parts = groups(CLAIM_IDS)  # the papers' claims (another test's stand-ins may still be registered)
+    assert sorted(i for g in parts for i in g) == sorted(CLAIM_IDS)
+    dyn = next(g for g in parts if "dyn-perm-aug-vs-nom" in g)
+    assert {"dyn-equi-in-E", "dyn-aug-leaves-E", "dyn-converse-counterexample"} <= set(dyn)
+    assert not any("dyn-equi-in-E" in g for g in parts if g is not dyn)
+    assert expected_seconds(dyn, "quick") == sum(expected_seconds([i], "quick") for i in dyn) > 0
 
 
 @pytest.mark.parametrize("argv, text", [
@@ -231,10 +251,11 @@ def test_shared_runs_are_timed_apart_from_the_claim_that_asked_first(fake_claims
     (["reproduce", "--quick", "--full"], "not allowed with argument"),
     (["reproduce", "--device", "tpu"], "unknown device"),
     (["reproduce", "--dtype", "float16"], "invalid choice"),
+    (["reproduce", "--workers", "0"], "auto or a whole number from 1 to 64"),
 ])
 def test_cli_refuses_bad_requests_with_one_line(argv, text, tmp_path, capsys):
     argv = argv + ["--out", str(tmp_path)]
-    if "--quick" in argv or "--dtype" in argv:  # argparse refuses these itself, exiting with 2
+    if "--quick" in argv or "--dtype" in argv or "--workers" in argv:  # argparse refuses these itself (exit 2)
         with pytest.raises(SystemExit) as exit_info:
             main(argv)
         code = exit_info.value.code

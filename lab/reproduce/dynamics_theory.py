@@ -29,6 +29,10 @@ from .dynamics import (EQUI_TOL, FOLLOW_TOL, _config, _dtype_name, _main_run, _n
                        _settings, _train, main_accuracy)
 from .stats import Rule
 
+#: these claims read the runs of ``lab.reproduce.dynamics`` (``profile.memo``): measured in the same process as its
+#: claims when the claims are spread over processes (``lab.reproduce.cluster.groups``)
+SHARES_RUNS_WITH = "lab.reproduce.dynamics"
+
 NAMES = ("perm", "trans", "rot")
 #: the date the second versions of these criteria (parts judged on replicates, nulls that could pass) were declared
 V2_DATE = "2026-11-27"
@@ -232,7 +236,7 @@ EQUI_V2 = ("at A0 and at Equi's point after T steps (Perm on S(5), Trans, Rot; e
        "For A in E the gradient of the augmented risk equals the projected nominal gradient, so it has no component "
        "outside E: E is invariant under the augmented gradient flow (Cor. 1), and Equi, which follows the projected "
        "gradient, produces manifestly equivariant networks.",
-       paper_value="Pi_perp grad R^aug(A) = 0 for A in E", seconds={"quick": 12, "full": 360},
+       paper_value="Pi_perp grad R^aug(A) = 0 for A in E", seconds={"quick": 31, "full": 360},
        null="(a) the nominal gradient at the same points (its part outside E is not zero); (b) the same identity "
             "at A0 moved off E by noise (Prop. 1 holds on E only)",
        criteria=(Criterion(1, EQUI_V1, FIRST_REGISTERED),
@@ -403,7 +407,7 @@ FOLLOW_V2 = ("Rot, Aug averaged over all four rotations, run by run: the 95 % in
 
 @claim("dyn-aug-follows-equi-exact-orbit", "dynamics", "§4.1 (Cor. 1, Cor. 2), §6",
        "Initialised on E, the augmented model (the exact augmented risk) follows exactly the same dynamics as the "
-       "equivariant one.", paper_value="A_aug(t) = A_equi(t)", seconds={"quick": 3, "full": 120},
+       "equivariant one.", paper_value="A_aug(t) = A_equi(t)", seconds={"quick": 5, "full": 120},
        null="sampled Aug at the same settings with L = 4 passes (one random rotation per mini-batch and pass: "
             "the same number of passes as the exact average), from the same A0s, run by run",
        criteria=(Criterion(1, FOLLOW_V1, FIRST_REGISTERED),
@@ -581,7 +585,7 @@ LEAVES_V2 = (f"Perm, Trans and Rot, each: log10 of Aug's ||Pi_perp A|| at the la
 
 @claim("dyn-aug-leaves-E", "dynamics", "§5.1 (i), Fig. 1",
        "The equivariant submanifold is consistently unstable in the repeated augmented experiments: initialised on "
-       "E, Aug leaves it.", paper_value="unstable in every run (Perm, Trans, Rot)", seconds={"quick": 20, "full": 1500},
+       "E, Aug leaves it.", paper_value="unstable in every run (Perm, Trans, Rot)", seconds={"quick": 45, "full": 1500},
        null="Aug with the penalty gamma ||Pi_perp A||^2 (the same A0s and augmentation draws: the same sampling noise, "
             "but E attracts): the drift of a stable E's noise, read by the same growth statistic",
        criteria=(Criterion(1, LEAVES_V1, FIRST_REGISTERED),
@@ -723,7 +727,7 @@ PENALTY_V2 = (f"Perm and Trans, each, run by run against Aug from the same A0 an
 @claim("dyn-penalty-hypothesis", "dynamics", "§4.2, §6",
        "The drift of the augmented model away from E could be mitigated by a penalty proportional to "
        "||Pi_perp A||^2 in the augmented risk (proposed and left to future work by the paper).",
-       paper_value="proposed, not tested", seconds={"quick": 15, "full": 3000}, kind="hypothesis",
+       paper_value="proposed, not tested", seconds={"quick": 59, "full": 3000}, kind="hypothesis",
        null="a penalty of the same strength towards a shuffled E (a subspace of E's dimension that the group does "
             "not make): any pull of that strength on the weights, not the pull towards E",
        criteria=(Criterion(1, PENALTY_V1, FIRST_REGISTERED),

@@ -143,6 +143,8 @@ class Report:
 
     shared: dict = field(default_factory=dict)  # label -> {"seconds", "built_by", "used_by"}: runs shared by claims
     seed: int = 0  # the first replicate seed
+    workers: int = 1  # processes that measured the claims (``--workers``)
+    process_seconds: float | None = None  # their seconds summed (None: ``seconds``, one process)
 
     def counts(self) -> dict:
         c = dict.fromkeys(VERDICTS, 0)
@@ -281,8 +283,10 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
 
 
 def _used(profile: Profile, cid: str) -> list:
-    """The shared runs claim ``cid`` used: [{"run", "seconds", "built_by"}]."""
-    return [{"run": label, "seconds": e["seconds"], "built_by": e["built_by"]}
+    """The shared runs claim ``cid`` used: [{"run", "seconds", "built_by"}] ("nested": true for a run built inside
+    another shared run, whose seconds are part of that one's)."""
+    return [{"run": label, "seconds": e["seconds"], "built_by": e["built_by"], **({"nested": True} if e.get("nested")
+                                                                                  else {})}
             for label, e in profile.shared.items() if cid in e["used_by"]]
 
 
@@ -290,6 +294,33 @@ def share_seconds(cid: str, shared: dict) -> float:
     """Claim ``cid``'s share of the shared runs it used: each (outermost) run's seconds divided among its users."""
     return round(sum(e["seconds"] / len(e["used_by"]) for e in shared.values()
                      if cid in (e.get("used_by") or ()) and not e.get("nested")), 3)
+
+
+def shared_runs(results, measured: dict | None = None) -> dict:
+    """The shared runs behind ``results`` (label -> {"seconds", "built_by", "used_by"}): those measured in this process
+    (``measured``, a ``Profile.shared``) and, for claims read back from their files (a resumed run, or groups measured
+    by other processes), the runs their files name."""
+    out = {label: dict(e, used_by=list(e["used_by"])) for label, e in (measured or {}).items()}
+    for r in results:
+        for s in r.shared or ():
+            e = out.setdefault(s["run"], {"seconds": s["seconds"], "built_by": s["built_by"], "used_by": [],
+                                          **({"nested": True} if s.get("nested") else {})})
+            if r.id not in e["used_by"]:
+                e["used_by"].append(r.id)
+    return out
+
+
+def check_request(profile: str, device: str, data) -> str:
+    """Refuse a bad profile, device or ``--data`` before anything runs (a ``ReproduceError`` naming it); returns the
+    device's checked name."""
+    from ..device import check_device_name
+
+    if profile not in PROFILES:
+        raise ReproduceError(f"unknown profile {profile!r}: choose quick or full")
+    device = check_device_name(device)
+    if data is not None and not Path(data).is_dir():
+        raise ReproduceError(f"--data {data}: not a directory")
+    return device
 
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
@@ -303,16 +334,12 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     by each claim's expected seconds so that the ETA is meaningful across claims of very different sizes.
     """
     from ..control import Stopped
-    from ..device import check_device_name, pick_device
+    from ..device import pick_device
     from ..experiments.family import progress_record
     from ..jobs import error_text
-    from ..threads import fixed_threads
+    from ..threads import fixed_threads, one_thread
 
-    if profile not in PROFILES:
-        raise ReproduceError(f"unknown profile {profile!r}: choose quick or full")
-    device = check_device_name(device)
-    if data is not None and not Path(data).is_dir():
-        raise ReproduceError(f"--data {data}: not a directory")
+    device = check_request(profile, device, data)
     claims = select(ids)
     directory = output_dir(out, profile)
     if write:
@@ -334,7 +361,9 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control,
                    seed=int(seed))
     results, status, t0 = [], "finished", time.perf_counter()
-    with fixed_threads():  # the same seed gives the same numbers, whatever the machine's load
+    # the same seed gives the same numbers, whatever the machine's load and however many processes measure: one
+    # torch thread (a float sum split over another number of threads rounds differently), never refitted to the load
+    with fixed_threads(), one_thread():
         for c, weight in zip(claims, weights):
             state.update(claim=c.id, weight=weight)
             emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
@@ -372,7 +401,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     emit(progress_record(total if status == "finished" else int(state["before"] * 10), total,
                          "report" if status == "finished" else "stopped"))
     made = Report(profile, directory, results, status, str(pick_device(device)), time.perf_counter() - t0,
-                  shared=dict(prof.shared), seed=int(seed))
+                  shared=shared_runs(results, prof.shared), seed=int(seed))
     if write and report:
         from .report import write_report
 
