@@ -54,7 +54,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     assert (v1.version, v1.text, v1.date) == (1, ep.CRITERION_V1, FIRST_REGISTERED)
     assert v1.text.startswith("judged per part, never averaged: (rollout) the EMLP-HNN over each of O(2)")
     assert v2.reason and set(v2.parts) == set(ep.ROLLOUT_PARTS.values()) | set(ep.CONSERVE_PARTS)
-    assert c.seconds["quick"] < 60 and c.seconds["full"] > 3600 and c.paper_settings
+    assert c.seconds["quick"] * 10 < c.seconds["full"] and c.seconds["full"] > 3600 and c.paper_settings
     main(["reproduce", "--list"])
     assert any(line.startswith(CID) and "Table 2.2" in line for line in capsys.readouterr().out.splitlines())
 

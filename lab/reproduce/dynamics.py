@@ -591,7 +591,7 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
 @claim("dyn-perm-aug-vs-nom", "dynamics", "§5.1, Fig. 1 (Perm)",
        "Perm: the Aug model stays much closer to E than Nom; the shift orthogonal to E is smaller by several "
        "orders of magnitude.", paper_value="several orders of magnitude (of the plotted squared norm)",
-       seconds={"quick": 20, "full": 900}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
+       seconds={"quick": 6, "full": 900}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Perm preset, 3 runs (the paper: 30 runs, 50 epochs, L = 25, lr 1e-4, "
                       "1000 graphs); full: the paper's")
 def perm_aug_vs_nom(profile) -> Outcome:
@@ -601,7 +601,7 @@ def perm_aug_vs_nom(profile) -> Outcome:
 @claim("dyn-trans-aug-vs-nom", "dynamics", "§5.1, Fig. 1 (Trans)",
        "Trans: the Aug model stays much closer to E than Nom; the shift orthogonal to E is smaller by several "
        "orders of magnitude.", paper_value="several orders of magnitude (of the plotted squared norm)",
-       seconds={"quick": 40, "full": 1800}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
+       seconds={"quick": 11, "full": 1800}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Trans preset on 8 x 8 digits, 3 runs (the paper: MNIST 14 x 14, 30 "
                       "runs, 50 epochs, L = 25, lr 1e-5); full: the paper's")
 def trans_aug_vs_nom(profile) -> Outcome:
@@ -748,7 +748,7 @@ def _shift_draws(trainer) -> list[dict]:
 @claim("dyn-rot-aug-near-nom", "dynamics", "§5.1, Fig. 1 (Rot)",
        "Rot: the Aug and Nom models are much closer to each other than in Perm and Trans, and the shifts "
        "orthogonal to E are very small compared with the total shifts.", paper_value=None,
-       seconds={"quick": 30, "full": 1800}, criterion=ROT_CRITERION_V2,
+       seconds={"quick": 37, "full": 1800}, criterion=ROT_CRITERION_V2,
        null=f"(a) {ROT_NULL_NEAR}; (b) {ROT_NULL_SMALL}", criteria=ROT_CRITERIA,
        paper_settings="quick: the lab's small Perm, Trans (8 x 8 digits) and Rot (10 x 10 shapes) presets, 3 runs "
                       "each (the paper: 30 runs, 50 epochs, L = 25, Rot on 14 x 14 shapes); full: the paper's")
@@ -1012,7 +1012,7 @@ def log10_rot_over_largest_other(draw: dict) -> float:
 @claim("dyn-relative-dimensions", "dynamics", "appendix E.1, Table 1",
        "dim E / dim L of the layers with E != L: much larger for Rot (about 1/4) than for Perm and Trans.",
        paper_value={"perm": "15/n^4 and 2/n^2 per block (n = 10)", "trans": "N^2/N^4 and 1/N^2 per block",
-                    "rot": "1/4"}, seconds={"quick": 12, "full": 30}, criterion=RELDIM_CRITERION_V2,
+                    "rot": "1/4"}, seconds={"quick": 1, "full": 30}, criterion=RELDIM_CRITERION_V2,
        null=f"(a) {RELDIM_NULL_EXACT}; (b) {RELDIM_NULL_ROT}", criteria=RELDIM_CRITERIA,
        paper_settings="exact dimension counts at the paper's sizes (the authors' code: Perm n = 10 with 32 and 64 "
                       "channels, Trans and Rot N = 14) and at the lab's paper and small scales; nothing is trained")
@@ -1223,7 +1223,7 @@ def kendall_tau_with_paper_order(draw: dict) -> float:
 @claim("dyn-e2-ordering", "dynamics", "appendix E.2, Fig. 6",
        "Same Trans architecture and data under four groups: the relative drift of Aug from E (against Nom) is "
        "largest for Rot, then OneDTrans, Trans and TransRot, in the order of dim E / dim L.",
-       paper_value="Rot > OneDTrans > Trans > TransRot", seconds={"quick": 55, "full": 3600},
+       paper_value="Rot > OneDTrans > Trans > TransRot", seconds={"quick": 91, "full": 3600},
        criterion=E2_CRITERION_V2, null=E2_NULL_V2, criteria=E2_CRITERIA,
        paper_settings="quick: the small Trans preset on 125 8 x 8 digits, 3 runs per group (the paper: MNIST 14 x 14, "
                       "30 runs, 50 epochs, L = 25, lr 5e-5); full: the paper's")

@@ -354,7 +354,7 @@ def paper_settings_of(p: dict, seeds: int) -> str:
        "inertia, Lorentz-invariant scattering), often by orders of magnitude.",
        paper_value="EMLP below MLP and MLP-Aug at every size N = 30 ... 30000 on all three tasks, often by orders of "
                    "magnitude (Figure 2.5; its numbers are not in the text)",
-       seconds={"quick": 32, "full": 7000}, criteria=CRITERIA, null=NULL,
+       seconds={"quick": 41, "full": 7000}, criteria=CRITERIA, null=NULL,
        paper_settings="quick: 4 of Figure 2.5's 21 cells (O(5) and O(1,3) at N = 30, 100), 30 epochs, 3 "
                       "seeds; full: all 21 at the thesis's training (appendix A.1.9), 3 seeds")
 def measure(profile) -> Outcome:

@@ -181,7 +181,7 @@ def largest_error(errors: dict) -> float:
        "invariant, then the ensemble model trained under data augmentation satisfies "
        "phi_t(rho_X(g)x) = rho_Y(g) phi_t(x) for every g, x and t.",
        paper_value="the group-averaged ensemble is equivariant at every time",
-       seconds={"quick": 6, "full": 9}, null=EXACT_NULL_V2,
+       seconds={"quick": 3, "full": 9}, null=EXACT_NULL_V2,
        criteria=(Criterion(1, EXACT_CRITERION, FIRST_REGISTERED),
                  Criterion(2, EXACT_CRITERION_V2, V2_DATE, V2_REASON, thresholds=(("EXACT_TOL", EXACT_TOL),),
                            parts=(EXACT_PART,))),
@@ -302,7 +302,7 @@ def law_above(pair) -> float:
        "We test our theory empirically by training both models that fulfill our theorem's assumptions and ones that "
        "violate them on an invariant MNIST classification task.",
        paper_value="settings (ii) and (iii) level off above setting (i) as M grows",
-       seconds={"quick": 30, "full": 1800}, null=MATTER_NULL_V2,
+       seconds={"quick": 48, "full": 1800}, null=MATTER_NULL_V2,
        criteria=(Criterion(1, MATTER_CRITERION, FIRST_REGISTERED),
                  Criterion(2, MATTER_CRITERION_V2, V2_DATE, V2_REASON, thresholds=(("ABOVE", ABOVE),),
                            parts=MATTER_PARTS)))

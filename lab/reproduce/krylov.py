@@ -134,7 +134,7 @@ def _complex(group, factors) -> bool:
        "representations, with r_max = 20, X converges to the limits of floating point precision in 300 iterations.",
        paper_value="Figure A.1 (described in its caption, curves not in the seed text): r_max = 20, floating point "
                    "precision within 300 iterations",
-       seconds={"quick": 18, "full": 200}, null=NULL_V2,
+       seconds={"quick": 14, "full": 200}, null=NULL_V2,
        criteria=(Criterion(1, CRITERION, FIRST_REGISTERED),
                  Criterion(2, CRITERION_V2, "2026-11-27", V2_REASON,
                            thresholds=(("FLOOR", FLOOR), ("ITERATIONS", ITERATIONS), ("TRUNCATED", TRUNCATED)),

@@ -85,7 +85,7 @@ import math
 
 from .claim import FIRST_REGISTERED, Criterion, Outcome, claim, part
 from ..threads import one_thread as _one_thread  # the family computes on one torch thread
-from .stats import Rule
+from .stats import Rule, mean as _mean  # a float sum of every replicate (math.fsum)
 
 #: relative LEE (LEE / (E|f|^2 / dim)) at or below which a model counts as equivariant (float64 rounding, squared)
 ZERO_TOL = 1e-24
@@ -140,10 +140,6 @@ def _f(x, digits: int = 4):
     x = float(x)
     return float(f"{x:.{digits}g}") if math.isfinite(x) else x
 
-
-def _mean(values) -> float:
-    v = [float(x) for x in values]
-    return sum(v) / len(v) if v else math.nan
 
 
 

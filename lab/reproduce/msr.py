@@ -282,7 +282,7 @@ def worst_change(draw) -> float:
 
 @claim("msr-sparsity-few-tasks", "msr", "Table I (20 tasks)",
        "With 20 meta-training tasks, exclusive sparsity lowers the test loss in all five rank/kernel settings "
-       "(by 28-55 %).", paper_value="-28 % to -55 %", seconds={"quick": 85, "full": 1500},
+       "(by 28-55 %).", paper_value="-28 % to -55 %", seconds={"quick": 20, "full": 1500},
        null="group sparsity (eq. 6, the same grouping by input feature) on lambdas where it acts, picked the same way "
             "on validation tasks, in place of exclusive sparsity",
        criteria=(Criterion(1, FEW_V1, FIRST_REGISTERED),
@@ -414,7 +414,7 @@ def pruned(U, keep_fraction: float):
 
 @claim("msr-sparser-U", "msr", "Figs. 2-3",
        "Exclusive sparsity makes the learned symmetry matrix U visibly sparser, capturing the locally connected "
-       "structure.", paper_value="sparser U", seconds={"quick": 1, "full": 300},
+       "structure.", paper_value="sparser U", seconds={"quick": 11, "full": 300},
        null="the U learned with group sparsity (on lambdas where it acts, nonzero lambda picked on validation tasks) "
             "in place of the U learned with exclusive sparsity",
        criteria=(Criterion(1, SPARSER_V1, FIRST_REGISTERED),
@@ -583,7 +583,7 @@ def fade(draw) -> float:
        "Exclusive sparsity achieves better results when there are fewer tasks: its benefit at 20 meta-training "
        "tasks fades by 1000.", paper_value="mean change -39.5 % at 20 tasks, +14.2 % at 1000 (the four settings "
                                            "with a 1000-task entry)",
-       seconds={"quick": 30, "full": 2400},
+       seconds={"quick": 58, "full": 2400},
        null="a reseeded 20-task twin (fresh family, tasks and initialisation) in place of the 1000-task run",
        criteria=(Criterion(1, FADES_V1, FIRST_REGISTERED),
                  Criterion(2, FADES_V2, REVISED,
@@ -707,7 +707,7 @@ def worst_ratio(draw) -> float:
 
 @claim("msr-exclusive-vs-group", "msr", "§III.A",
        "Exclusive sparsity appeared to have much better results than group sparsity (both grouping the weights "
-       "by input feature).", paper_value="exclusive much better (no numbers)", seconds={"quick": 1, "full": 1},
+       "by input feature).", paper_value="exclusive much better (no numbers)", seconds={"quick": 20, "full": 1},
        null="no sparsity (lambda = 0) in place of exclusive sparsity",
        criteria=(Criterion(1, GROUP_V1, FIRST_REGISTERED),
                  Criterion(2, GROUP_V2, REVISED,
@@ -842,7 +842,7 @@ def complexity_gain(draw) -> float:
        "The regularisation \"achieves better results on the test dataset when the problems are more complex\" "
        "(rank / kernel size).",
        paper_value="no number; Table I at 20 tasks: -52.3 % at rank 1 kernel 3, -33.6 % at rank 5 kernel 5",
-       seconds={"quick": 1, "full": 1},
+       seconds={"quick": 20, "full": 1},
        null="a reseeded rank 1 kernel 3 twin in place of rank 5 kernel 5",
        criteria=(Criterion(1, COMPLEXITY_V1, REVISED),),
        paper_settings="the simplest (rank 1 kernel 3) and the most complex (rank 5 kernel 5) problem of Table I with "

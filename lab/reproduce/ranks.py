@@ -172,7 +172,7 @@ def drop_one_generator(group, rng):
 @claim("ranks-thesis", "thesis", "appendix A.1.5, Tables A.1-A.8 (A.3: the Rubik's cube)",
        "The rank r of the symmetric subspace of tensors T_k (T(p,q) for SU(n)) for Z(n), S(n), SO(n), O(n), "
        "Sp(n), the Lorentz groups, SU(n) and the Rubik's cube group, found by the equivariance solver.",
-       paper_value="Tables A.1-A.8 (left out of the seed text)", seconds={"quick": 10, "full": 300},
+       paper_value="Tables A.1-A.8 (left out of the seed text)", seconds={"quick": 2, "full": 300},
        null=NULL_V2,
        criteria=(Criterion(1, CRITERION, FIRST_REGISTERED),
                  Criterion(2, CRITERION_V2, "2026-11-27", V2_REASON, thresholds=(("AGREE", AGREE),

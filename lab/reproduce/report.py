@@ -60,7 +60,9 @@ def report_dict(report) -> dict:
 
     return {"format": 1, "profile": report.profile, "status": report.status, "device": report.device,
             "lab_version": __version__, "created": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "seconds": round(report.seconds, 3), "counts": report.counts(), "papers": PAPERS,
+            "seconds": round(report.seconds, 3), "workers": report.workers,
+            "process_seconds": round(report.seconds if report.process_seconds is None else report.process_seconds, 3),
+            "counts": report.counts(), "papers": PAPERS,
             "counts_by_kind": report.counts_by_kind(), "kinds": KINDS,
             "profile_settings": PROFILE_TEXT.get(report.profile, ""), "seed": report.seed,
             "interval_method": {"level": LEVEL, "method": METHOD},

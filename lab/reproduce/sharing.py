@@ -214,7 +214,7 @@ CONV_V1 = "the faithful partition distance to Flatten(K)'s sharing is 0 in every
 
 @claim("share-conv-exact", "sharing", "Running example (Convolution); Approach",
        "The sharing of a convolution (kernel [2, 1] on R^3) is recovered from data: partition distance 0.",
-       paper_value=0, seconds={"quick": 3, "full": 30},
+       paper_value=0, seconds={"quick": 9, "full": 30},
        null="a random partition (a random A as the method initialises it, snapped), one per seed at 3 or more seeds",
        criteria=(Criterion(1, CONV_V1, FIRST_REGISTERED),
                  Criterion(2, _exact_text("(a) recovered"), REVISED,
@@ -303,7 +303,7 @@ def fraction_within_bound(draw) -> float:
 @claim("share-gaussian-gap-bound", "sharing", "Results, Claim (Gaussian data, Eq. 1)",
        "With probability 1 - alpha (alpha < exp(-K/10)) the MSE gap of the learned sharing is below "
        "sigma^2 ((1-r)/(r|D|) (rk(A_gt) - 1) - 40 ln(alpha)/((1-r)|D|)).", paper_value="gap <= bound",
-       seconds={"quick": 10, "full": 9000},
+       seconds={"quick": 9, "full": 9000},
        null="a random partition (a random A as the method initialises it, snapped) in place of the learned one, one "
             "per trial",
        criteria=(Criterion(1, GAP_V1, FIRST_REGISTERED),
@@ -699,7 +699,7 @@ GROUP_V1 = "the faithful partition distance to the orbit partition is 0 in every
                                  "equivariance)",
        "The lab's own check of method 1 on a task of its own (not an experiment of the poster): the sharing of an "
        "S(4)-equivariant linear layer on V is recovered from data, partition distance 0.", paper_value=None,
-       seconds={"quick": 6, "full": 60}, kind="lab",
+       seconds={"quick": 9, "full": 60}, kind="lab",
        null="a random partition (a random A as the method initialises it, snapped), one per seed at 3 or more seeds",
        criteria=(Criterion(1, GROUP_V1, FIRST_REGISTERED),
                  Criterion(2, _exact_text("(a) recovered"), REVISED,

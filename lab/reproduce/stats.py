@@ -3,8 +3,10 @@
 A threshold claim is judged on an interval over its replicates (seeds, data splits), never on one draw: a rule
 ``Rule(">", 0.02)`` holds when the whole 95 % interval of the replicates' mean lies above 0.02.  The interval is a
 percentile bootstrap (``scipy.stats.bootstrap``) with a fixed generator, so the same replicates always give the same
-interval.  With three replicates the percentile bootstrap cannot reach beyond the replicates' range, so it is
-anything but generous; the report prints the method beside every interval.
+interval.  With three replicates the percentile interval is the replicates' range (each resample of three repeats
+one value with chance 1/27 > 2.5 %), so a rule holds when every replicate clears the threshold: a sign test, which a
+null whose draws sit at noise level around the threshold still passes one time in eight (1/2 cubed).  The report
+prints the method beside every interval; more replicates (``--full``) narrow it.
 
 >>> lo, hi = interval([1.0, 2.0, 3.0])
 >>> 1.0 <= lo < 2.0 < hi <= 3.0
