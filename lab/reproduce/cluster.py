@@ -66,10 +66,10 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     emit = progress or (lambda record: None)
     directory = runner.output_dir(out, profile)
     directory.mkdir(parents=True, exist_ok=True)
-    # the largest groups first, so that the last to finish is a short one
-    parts = sorted(groups(ids), key=lambda g: -expected_seconds(g, profile))
-    weights = {g[0]: expected_seconds(g, profile) for g in parts}
-    total = max(int(round(sum(weights.values()))), 1)
+    # each group's expected seconds, read once; the largest groups first, so that the last to finish is a short one
+    weighted = sorted(((expected_seconds(g, profile), g) for g in groups(ids)), key=lambda wg: -wg[0])
+    parts = [g for _, g in weighted]
+    total = max(int(round(sum(w for w, _ in weighted))), 1)
     if fresh:  # measured again: a group that fails must not leave an earlier run's file to be read back
         for g in parts:
             for cid in g:
@@ -83,7 +83,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     try:
         emit({"kind": "dashboard", "url": getattr(client, "dashboard_link", None)})
         futures = {client.submit(_measure, g, profile, str(directory.resolve()), device, dtype, data, fresh, seed,
-                                 key=f"reproduce-{g[0]}-{time.time_ns()}", pure=False): g for g in parts}
+                                 key=f"reproduce-{g[0]}-{time.time_ns()}", pure=False): w for w, g in weighted}
         done, busy = 0.0, 0.0
         workers = len(client.scheduler_info()["workers"])
         emit(progress_record(0, total, f"{len(parts)} groups of claims on {workers} workers"))
@@ -98,8 +98,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
                 continue
             pending -= finished
             for fut in finished:
-                g = futures[fut]
-                done += weights[g[0]]
+                done += futures[fut]
                 try:
                     r = fut.result()
                     busy += r["seconds"]
