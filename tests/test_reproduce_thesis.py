@@ -197,6 +197,42 @@ def test_on_the_quick_run_the_thesis_parts_follow_their_rules(quick_report):
         rule = Rule(p["op"], p["threshold"])
         assert rule.judge(p["replicates"])[0] is p["holds"] and rule.judge(p["null_replicates"])[0] is p["null_holds"]
         assert [h["version"] for h in c["criterion_history"]] == [1], cid
+    c = claims["thesis-krylov-scaling"]  # v1 only: no earlier version; timed, so its exponents are not asserted
+    (p,) = c["parts"]
+    assert len(p["replicates"]) == len(p["null_replicates"]) == 3 and c["criterion_history"] == []
+    rule = Rule(p["op"], p["threshold"])
+    assert rule.judge(p["replicates"])[0] is p["holds"] and rule.judge(p["null_replicates"])[0] is p["null_holds"]
+    assert c["measured"]["ranks agree (Krylov = dense = 5)"] is True
     # exact, deterministic facts: every rank agrees with its independent value, the Rubik's cube's among them
     assert claims["ranks-thesis"]["parts"][0]["replicates"] == [1.0, 1.0, 1.0]
     assert claims["ranks-thesis"]["measured"]["Rubik's cube (Table A.3)"] == {"T(1)": 2, "T(2)": 9, "T(3)": 51}
+
+
+def test_time_exponent_reads_the_power_law_slope():
+    """The scaling claim's statistic: the log-log slope recovers a known power law, whatever its constant, and the
+    bound it is judged against is (k + 1) / k for T(3)."""
+    ns = [216, 512, 1000]
+    for e in (0.5, 4 / 3, 3.0):
+        assert krylov.time_exponent({"n": ns, "seconds": [0.01 * n ** e for n in ns]}) == pytest.approx(e)
+    assert krylov.SCALING_EXPONENT == pytest.approx(4 / 3) and krylov.SCALING_REP == "T(3)"
+    assert [m ** 3 for m in krylov.scaling_sizes(False)] == ns and len(krylov.scaling_sizes(True)) >= 3
+
+
+@pytest.mark.slow
+def test_scaling_claim_times_both_solvers_on_the_same_cases():
+    """One part: ``time_exponent`` on three Krylov seeds (claim) and three dense SVD timings (null) of S(m) T(3);
+    the verdicts follow the rule; both solvers find rank 5 = Bell(3) at every size (exact, not timed)."""
+    from lab.reproduce import load_claims
+    from lab.reproduce.stats import Rule
+
+    o = load_claims()["thesis-krylov-scaling"].measure(Profile("quick"))
+    (p,) = o.parts
+    assert p.statistic == "time_exponent" and p.threshold == pytest.approx(4 / 3)
+    assert len(p.replicates) == len(p.null_replicates) == 3 and len(set(p.null_replicates)) > 1
+    rule = Rule("<", p.threshold)
+    assert rule.judge(p.replicates)[0] is p.holds and rule.judge(p.null_replicates)[0] is p.null_holds
+    assert o.measured["ranks agree (Krylov = dense = 5)"] is True and o.measured["sizes n"] == [216, 512, 1000]
+    table = o.evidence[1]
+    assert [r[2] for r in table["rows"]] == [r[3] for r in table["rows"]] == [5, 5, 5]
+    assert o.evidence[0]["logx"] and o.evidence[0]["logy"] and set(o.evidence[0]["series"]) == {
+        "Krylov (lab)", "dense SVD (null)"}

@@ -262,12 +262,10 @@ UNCOVERED = {
                "2.2's Neural ODE rollouts over SO(2) and D6 (the EMLP N-ODE over O(2) against the MLP N-ODE, the "
                "Hamiltonian networks' rollouts and §2.7.2's conservation laws are covered; the quick profile judges "
                "the O(2) N-ODE rollout and O(2) conservation only)",
-               "chapter 2, §2.5: the solver-scaling statements (the Krylov method's cost against the tensor "
-               "order and dimension, its iterations against the accuracy): a probe of the lab's solver found the "
-               "iterations flat for O(m) T(2) at m = 3-8 and growing with the generators' condition number for S(m) "
-               "(300 to 575 at m = 16), which the thesis's statement leaves out, so no criterion is registered yet "
-               "(thesis-krylov-residual checks the residual only; ranks-thesis checks Table A.3's Rubik's-cube ranks "
-               "against orbit counts, as the table's numbers are not in the seed text)",
+               "chapter 2, §2.5: the cost of the block split (§2.5.1) and the O(m) bound O(m^k r (k m^2 "
+               "log(1/eps) + r)) (thesis-krylov-scaling times S(m) on T(3) against the bound for subgroups of S_m and "
+               "against the direct SVD; thesis-krylov-residual reads the residual; ranks-thesis checks Table A.3's "
+               "Rubik's-cube ranks against orbit counts, as the table's numbers are not in the seed text)",
                "chapter 3: §3.5.2's posterior levels of equivariance and prior-variance study, §3.5.3-3.6 (RPP-Conv "
                "on CIFAR-10 and UCI, reinforcement learning)",
                "chapter 4: the study of hundreds of pretrained ImageNet models (Figures 4.1, 4.5, 4.6 right, A.3: "
@@ -305,7 +303,7 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "ens-exact-group-average", "ens-error-falls-with-M", "ens-assumptions-matter",
              "pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "pac-shuffled-labels-vacuous",
              "lie-discovery-recovers", "dyn-converse-counterexample",
-             "msr-benefit-grows-with-complexity")
+             "msr-benefit-grows-with-complexity", "thesis-krylov-scaling")
 
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,

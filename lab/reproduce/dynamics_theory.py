@@ -470,7 +470,11 @@ def aug_follows_equi(profile) -> Outcome:
               f"from Equi by {min(p.null_replicates):.2g} to {max(p.null_replicates):.2g} of it: the identity needs "
               "the exact average, and the criterion tells the two apart.") if p.holds else
              (f"Exact-orbit Aug separated from Equi by up to {worst:.2g} of Equi's displacement, more than rounding "
-              f"({tol:g}; see the curve): the exact orbit average or the projection is defective."))
+              f"({tol:g}; see the curve): " + (
+                  "in float32 (the CUDA default) the two trajectories' rounding differences compound over the steps "
+                  f"at the rate {tr.config.lr:g}, so this run cannot tell a defect from float32 rounding; "
+                  "lab reproduce --dtype float64 judges the identity at float64's rounding." if dtype == "float32"
+                  else "the exact orbit average or the projection is defective.")))
 
 
 # ---------------------------------------------------------------------------------------------- penalty runs

@@ -267,3 +267,146 @@ def measure(profile):
                  "it does not reach " + f"{FLOOR:g} within 300 iterations for "
                  + ", ".join(f"{name} (smallest residual {min(gd_curves[name][1]):.2g})"
                              for name, m in gd_measured.items() if m["first iteration <= floor"] is None) + ".")))
+
+
+# ---------------------------------------------------------------------------------------------- §2.5: scaling
+#: the cases of the scaling claim: S(m) on T(3) (n = m^3, rank 5 = Bell(3) for every m >= 3)
+SCALING_REP, SCALING_K = "T(3)", 3
+#: the bound's exponent in n for fixed r and eps: O(m^k r (m log(1/eps) + r)) = O(n^((k+1)/k))
+SCALING_EXPONENT = (SCALING_K + 1) / SCALING_K
+SCALING_PART = f"(a) the Krylov solve's time grows as n^e with e below the bound's {SCALING_EXPONENT:.3g}"
+SCALING_CRITERION = (f"per Gaussian start (three seeds), the least-squares slope of log(solve seconds) against log n "
+                     f"over S(m) on {SCALING_REP} (n = m^{SCALING_K}, three or more sizes; the solve's own thread's "
+                     f"CPU time, torch and BLAS on one thread); the 95 % interval of its mean wholly below the "
+                     f"bound's exponent (k + 1) / k = {SCALING_EXPONENT:.4g}")
+SCALING_NULL = ("the direct SVD of the stacked constraints (lab.solvers.dense, the naive algorithm the thesis improves "
+                "on) timed by the same clock on the same cases, three timings: the competing explanation that at "
+                "these sizes any solver's time grows this slowly (fixed costs dominate), so that a slope below the "
+                "bound says nothing about the method")
+
+
+def scaling_sizes(full: bool) -> tuple[int, ...]:
+    """The m of S(m): n = m^3 from 216 to 1000 (quick) or 512 to 4096 (full)."""
+    return (8, 10, 12, 14, 16) if full else (6, 8, 10)
+
+
+def time_exponent(draw: dict) -> float:
+    """The statistic, claim and null alike: the least-squares slope of log seconds against log n over the sizes of
+    ``draw`` ({"n": [...], "seconds": [...]}).
+
+    >>> round(time_exponent({"n": [10, 100, 1000], "seconds": [0.1, 1.0, 10.0]}), 9)
+    1.0
+    """
+    xs = [math.log(n) for n in draw["n"]]
+    ys = [math.log(max(s, 1e-9)) for s in draw["seconds"]]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def _timed(fn):
+    """(the calling thread's CPU seconds, fn()) with BLAS held to one thread (torch's is set by the caller): the
+    clock counts this solve's own work, not the waits of a loaded machine."""
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        start = time.thread_time()
+        out = fn()
+        return time.thread_time() - start, out
+
+
+@claim("thesis-krylov-scaling", "thesis", "§2.5 and appendix A.1.3 (eq. A.9 and its bound for subgroups of S_m)",
+       "The Krylov method scales where the direct SVD does not: its runtime is O(m^k r (m log(1/eps) + r)) for the "
+       "rank-k tensors of any subgroup of S_m (for fixed r and eps, at most n^((k+1)/k) in n = m^k), whereas using "
+       "the SVD directly is too costly for all but very small representations.",
+       paper_value="runtime O(m^k r (m log(1/eps) + r)) for G <= S_m on T_k (appendix A.1.3); no measured curve in "
+                   "the seed text", seconds={"quick": 12, "full": 240}, null=SCALING_NULL,
+       criteria=(Criterion(1, SCALING_CRITERION, "2026-11-27", thresholds=(("EXPONENT", SCALING_EXPONENT),),
+                           parts=(SCALING_PART,)),),
+       paper_settings="S(m) on T(3) at m = 6, 8, 10 (quick; full: 8-16), the lab's Krylov solver (heavy-ball "
+                      "momentum) against its dense SVD, timed as one thread's CPU seconds (the thesis states the "
+                      "bound and its cost argument; it prints no timing of this case)")
+def measure_scaling(profile):
+    from ..groups import parse_group
+    from ..reps.parse import parse_rep
+    from ..solvers.dense import dense_basis
+    from ..solvers.krylov import krylov_basis
+
+    sizes = scaling_sizes(profile.full)
+    ss = profile.seeds(REPLICATES, REPLICATES)
+    blocks = {}
+    for m in sizes:
+        group = parse_group(f"S({m})")
+        (block,) = parse_rep(SCALING_REP, group).blocks
+        blocks[m] = (group, block)
+    ns = [blocks[m][1].size for m in sizes]
+    krylov_s = {s: [] for s in ss}
+    dense_s = {j: [] for j in range(len(ss))}
+    iterations, ranks, dense_ranks = {}, {}, {}
+    total, done = 2 * len(ss) * len(sizes), 0
+    with _one_thread():
+        for j, s in enumerate(ss):
+            for m in sizes:
+                group, block = blocks[m]
+                profile.checkpoint()
+                profile.progress(done / total, f"S({m}) {SCALING_REP}, Krylov, seed {s}")
+                seen = []
+
+                def note(frac, msg, seen=seen):
+                    seen.append(msg)
+
+                sec, Q = _timed(lambda: krylov_basis(group, block.factors, r_start=R_MAX, seed=s, progress=note))
+                krylov_s[s].append(sec)
+                ranks.setdefault(m, []).append(Q.shape[1])
+                iterations.setdefault(m, []).append(25 * len(seen))
+                done += 1
+                profile.checkpoint()
+                profile.progress(done / total, f"S({m}) {SCALING_REP}, dense SVD, timing {j + 1}")
+                sec, B = _timed(lambda: dense_basis(group, block.factors))
+                dense_s[j].append(sec)
+                dense_ranks[m] = B.shape[1]
+                done += 1
+    draws = [{"n": ns, "seconds": krylov_s[s]} for s in ss]
+    null_draws = [{"n": ns, "seconds": dense_s[j]} for j in range(len(ss))]
+    p = part(SCALING_PART, time_exponent, draws, null_draws, Rule("<", SCALING_EXPONENT), SCALING_NULL)
+    med = lambda v: sorted(v)[len(v) // 2]  # noqa: E731
+    k_med = [med([krylov_s[s][i] for s in ss]) for i in range(len(sizes))]
+    d_med = [med([dense_s[j][i] for j in dense_s]) for i in range(len(sizes))]
+    rows = [[f"S({m})", n, ranks[m][0], dense_ranks[m], med(iterations[m]), round(k, 3), round(d, 3),
+             round(k / d, 2) if d > 0 else None] for m, n, k, d in zip(sizes, ns, k_med, d_med)]
+    faster = [n for n, k, d in zip(ns, k_med, d_med) if k < d]
+    return Outcome(
+        measured={"Krylov time exponent (mean)": round(p.measured, 3),
+                  "null: dense SVD time exponent (mean)": round(p.null_measured, 3),
+                  "bound's exponent": round(SCALING_EXPONENT, 3), "sizes n": ns,
+                  "ranks agree (Krylov = dense = 5)": all(set(ranks[m]) == {dense_ranks[m]} == {5} for m in sizes)},
+        settings={"group": "S(m)", "rep": SCALING_REP, "m": list(sizes), "n": ns, "seeds": ss, "r_start": R_MAX,
+                  "clock": "time.thread_time (this thread's CPU seconds)", "torch threads": 1, "BLAS threads": 1,
+                  "solver": "lab.solvers.krylov.krylov_basis (tol 1e-12)", "null solver": "lab.solvers.dense",
+                  "criterion": SCALING_CRITERION},
+        criterion=SCALING_CRITERION, parts=[p],
+        replicates={"what": f"Gaussian starts, seeds {ss[0]}-{ss[-1]} (the dense solve: as many timings)",
+                    "claim": len(ss), "null": len(ss)},
+        evidence=[
+            {"kind": "line", "title": f"Seconds per solve, S(m) on {SCALING_REP} (median of {len(ss)}; log-log): the "
+                                      "Krylov solver against the direct SVD",
+             "xlabel": "n = m^3", "ylabel": "CPU seconds (one thread)", "x": ns,
+             "series": {"Krylov (lab)": k_med, "dense SVD (null)": d_med}, "logx": True, "logy": True},
+            {"kind": "table", "title": "Per size (medians over the replicates)",
+             "columns": ["group", "n", "rank (Krylov)", "rank (dense)", "Krylov iterations", "Krylov s", "dense s",
+                         "Krylov / dense"], "rows": rows},
+            {"kind": "table", "title": "Per replicate: the fitted exponent",
+             "columns": ["seed / timing", "Krylov", "dense SVD (null)"],
+             "rows": [[s, round(a, 3), round(b, 3)] for s, a, b in zip(ss, p.replicates, p.null_replicates)]}],
+        note=(f"Time exponents in n: the Krylov solver {', '.join(f'{v:.2f}' for v in p.replicates)}, the direct SVD "
+              f"{', '.join(f'{v:.2f}' for v in p.null_replicates)}, against the bound's {SCALING_EXPONENT:.3g}.  The "
+              "lab's S(m) has two generators (a transposition and a cycle), so a product with C costs about 2n and "
+              "the bound's m factor (up to m generators) is not spent.  The iterations stay near "
+              f"{med(iterations[sizes[0]])} to {med(iterations[sizes[-1]])} from the smallest size to the largest "
+              "(the stopping test reads every 25): the thesis's O(kappa log(1/eps)) lets them grow only through the "
+              "generators' condition number.  "
+              + (f"The Krylov solve is already the faster at n = {', '.join(map(str, faster))}, "
+                 "below the thesis's n = 5000." if faster else
+                 "At these sizes the direct SVD is still the faster; the crossover lies above the sizes run.")
+              + "  Seconds are CPU time and vary from run to run (the seeds fix the iterates, not the clock)."))
