@@ -242,6 +242,7 @@ def _file_option(name: str, help: str) -> Option:
 
 
 FAMILY = Family(
+    order=10,
     name="basis", title="Basis explorer", config=BasisConfig, run=run, summary=summary, text=text, save=save,
     load=load, help="solve for the equivariant basis of a representation",
     description="Solve rho(g) v = v for the representation REP of GROUP.",

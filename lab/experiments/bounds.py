@@ -334,6 +334,7 @@ def list_runs(directory=None) -> list:
 
 
 FAMILY = Family(
+    order=90, command="bound",
     name="bounds", title="Generalization bounds", config=BoundsConfig, run=run, summary=summary, text=text, save=save,
     load=load, results_dir=results_dir, cli_saves=True,
     help="PAC-Bayes compression bounds: is the equivariant model more compressible, hence provably better?",

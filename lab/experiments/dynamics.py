@@ -192,6 +192,7 @@ def per_layer(records: list[dict]):
 
 
 FAMILY = Family(
+    order=20,
     name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="train nominal / augmented / equivariant models and measure drift from E",

@@ -421,6 +421,7 @@ def results_dir(directory=None):
 
 
 FAMILY = Family(
+    order=50,
     name="emlp", title="Equivariant models", config=EMLPConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="train EMLP, MLP and MLP-Aug on the thesis's chapter-2 tasks over dataset sizes",

@@ -502,6 +502,7 @@ def list_runs(directory=None) -> list:
 
 
 FAMILY = Family(
+    order=80,
     name="ensembles", title="Ensembles", config=EnsemblesConfig, run=run, summary=summary, text=text, save=save,
     load=load, results_dir=results_dir, cli_saves=True,
     help="ensembles trained under augmentation become equivariant: the theorem's two assumptions tested",

@@ -50,6 +50,13 @@ class Family:
     results_dir: Callable | None = None  # (directory or None) -> Path
     cli_saves: bool = False  # the command line saves every run unless --no-save
     outputs: tuple[Output, ...] = ()
+    command: str = ""  # the sub-command that runs it (default: its name; families may share one, by --task)
+    order: int = 1000  # its place among the families (the command list; the lab's own use 10-100)
+
+    @property
+    def command_name(self) -> str:
+        """The sub-command that runs this family."""
+        return self.command or self.name
 
 
 def progress_record(done: int, total: int, message: str = "", partial: float | None = None) -> dict:

@@ -161,6 +161,7 @@ def save(result: MSRRunResult, directory=None):
 
 
 FAMILY = Family(
+    order=40, command="discover",
     name="msr", title="Meta-learned sharing", config=MSRConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="meta-learn a symmetry matrix U with sparsity (Zhou et al.; MSR report)",

@@ -265,6 +265,7 @@ def snapped_matrix(A, labels=None):
 
 
 FAMILY = Family(
+    order=30, command="discover",
     name="sharing", title="Sharing discovery", config=SharingConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="learn a parameter-sharing matrix A from data (Yeh et al.)",

@@ -1,0 +1,151 @@
+"""Families found through the ``symmetry_lab.families`` entry points (``lab.experiments.plugins``): the lab's own are registered
+in its ``pyproject.toml``; a package of the user's that declares one appears as a command with nothing in ``lab/``
+edited; a broken one is left out with one warning line and the rest keep working."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from importlib import metadata
+
+import pytest
+
+from lab.experiments import plugins
+from lab.experiments import FAMILIES
+from lab.experiments.family import Family
+
+#: the command line's experiment commands (a contract: names and their families never change)
+COMMANDS_CONTRACT = {"basis": ("basis",), "dynamics": ("dynamics",), "discover": ("sharing", "msr"),
+                     "emlp": ("emlp",), "rpp": ("rpp",), "lie-derivative": ("meter",), "ensembles": ("ensembles",),
+                     "bound": ("bounds",), "discover-lie": ("discovery",)}
+
+TINY = '''
+from dataclasses import dataclass
+
+from lab.config import Config, option
+from lab.experiments.family import Family, progress_record
+
+
+@dataclass
+class TinyConfig(Config):
+    n: int = option(4, "how many squares", low=1, high=100)
+
+
+def run(config, progress=None, control=None):
+    squares = []
+    for i in range(config.n):
+        squares.append(i * i)
+        if progress:
+            progress(progress_record(i + 1, config.n, f"square {i}"))
+    return squares
+
+
+FAMILY = Family(name="tiny", title="Tiny squares", config=TinyConfig, run=run,
+                summary=lambda r: {"squares": r}, text=lambda r: " ".join(map(str, r)),
+                help="a tiny family from a package of its own")
+CLASH = Family(name="dynamics", title="Not the lab's", config=TinyConfig, run=run, summary=dict, text=str)
+TAKES_SWEEP = Family(name="sweeper", title="Takes a command", config=TinyConfig, run=run, summary=dict, text=str,
+                     command="sweep")
+NOT_A_FAMILY = 42
+'''
+
+
+def _plugin(root, entries: dict) -> None:
+    """A package ``tinyfam`` (one module) with a distribution's metadata declaring ``entries`` (name -> object
+    path) under the families' group: what ``pip install`` of a user's package leaves on the path."""
+    (root / "tinyfam").mkdir()
+    (root / "tinyfam" / "__init__.py").write_text(TINY)
+    (root / "tinybroken.py").write_text("import a_module_that_is_not_installed\n")
+    info = root / "tinyfam-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyfam\nVersion: 0.1\n")
+    lines = "\n".join(f"{k} = {v}" for k, v in entries.items())
+    (info / "entry_points.txt").write_text(f"[{plugins.GROUP}]\n{lines}\n")
+
+
+def _lab(root, *argv):
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-m", "lab", *argv], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_the_labs_own_families_come_through_its_entry_points():
+    own = {ep.name: ep.value for ep in metadata.entry_points(group=plugins.GROUP)
+           if plugins._dist_name(ep).lower() == plugins.OWN}
+    assert set(own) == set(FAMILIES) and all(v.startswith("lab.experiments.") for v in own.values())
+    assert plugins.commands(FAMILIES) == COMMANDS_CONTRACT
+    assert list(FAMILIES) == sorted(FAMILIES, key=lambda n: FAMILIES[n].order)
+    out = subprocess.run([sys.executable, "-c", "import lab.experiments.plugins as p; print(p.PROBLEMS)"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]" and "warning" not in out.stderr
+
+
+def test_a_users_package_adds_a_command_with_nothing_in_lab_edited(tmp_path):
+    _plugin(tmp_path, {"tiny": "tinyfam:FAMILY"})
+    out = _lab(tmp_path, "--help")
+    assert out.returncode == 0 and "tiny" in out.stdout and out.stderr == ""
+    run = _lab(tmp_path, "tiny", "--n", "5", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {"squares": [0, 1, 4, 9, 16]}
+    bad = _lab(tmp_path, "tiny", "--n", "0")  # its own typed options: bad input is one line and exit code 2
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_broken_plugins_are_left_out_with_one_line_each(tmp_path):
+    _plugin(tmp_path, {"broken": "tinybroken:FAMILY", "invalid": "tinyfam:NOT_A_FAMILY", "clash": "tinyfam:CLASH",
+                       "sweeper": "tinyfam:TAKES_SWEEP", "tiny": "tinyfam:FAMILY"})
+    out = _lab(tmp_path, "--help")
+    assert out.returncode == 0
+    warnings = out.stderr.strip().splitlines()
+    assert len(warnings) == 4 and all(w.startswith("lab: warning: family plugin") for w in warnings)
+    said = dict(zip(["broken", "clash", "invalid", "sweeper"], warnings))  # read in name order
+    assert "'broken'" in said["broken"] and "failed to import" in said["broken"]
+    assert "ModuleNotFoundError" in said["broken"]
+    assert "not a lab Family manifest" in said["invalid"] and "'invalid'" in said["invalid"]
+    assert "family name 'dynamics' is taken" in said["clash"]
+    assert "command 'sweep' is taken" in said["sweeper"]
+    for command in (*COMMANDS_CONTRACT, "tiny", "sweep", "reproduce"):  # every other family keeps working
+        assert command in out.stdout
+    run = _lab(tmp_path, "dynamics", "--help")  # the lab's dynamics, not the clashing plugin's
+    assert run.returncode == 0 and "--experiment" in run.stdout
+
+
+class _EP:
+    def __init__(self, name, obj, dist=None):
+        self.name, self.value, self._obj, self.dist = name, f"fake:{name}", obj, dist
+
+    def load(self):
+        if isinstance(self._obj, Exception):
+            raise self._obj
+        return self._obj
+
+
+class _Dist:
+    metadata = {"Name": "symmetry-lab"}
+
+
+def test_load_families_in_process(capsys):
+    """In process, with made-up entry points: order by ``order`` then name, the lab's own read first (a plugin
+    of the same name is the one left out), and without the lab's own entry points its modules are read."""
+    basis = FAMILIES["basis"]
+    late = Family(name="aaa-late", title="late", config=basis.config, run=basis.run, summary=dict, text=str,
+                  order=5000)
+    impostor = Family(name="basis", title="impostor", config=basis.config, run=basis.run, summary=dict, text=str)
+    got = plugins.load_families([_EP("aaa-late", late), _EP("basis", impostor), _EP("basis", basis, _Dist()),
+                                 _EP("oops", RuntimeError("boom"))])
+    assert list(got) == ["basis", "aaa-late"] and got["basis"] is basis
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "'basis'" in err[0] and "taken" in err[0] and "RuntimeError: boom" in err[1]
+    assert plugins.PROBLEMS == [e.removeprefix("lab: warning: ") for e in err]
+    fallback = plugins.load_families([])
+    assert list(fallback) == list(FAMILIES)
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "entry points" in line and "missing" in line and "pip install -e ." in line
+
+
+def test_reserved_commands_are_the_command_lines_own():
+    from lab.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert set(sub.choices) == set(COMMANDS_CONTRACT) | set(plugins.RESERVED)
