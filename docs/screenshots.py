@@ -29,10 +29,10 @@ from lab.dashboard import PANES  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 README_SIZE = (1280, 800)
-#: the css prefix of a tab's Start button and status line
-RUNS = {"Training dynamics": ".dyn", "Sharing discovery": ".shr", "Symmetry discovery": ".disc",
-        "Equivariant models": ".eqm", "Equivariance meter": ".meter", "Ensembles": ".ens",
-        "Generalization bounds": ".bnd"}
+from lab.experiments import FAMILIES  # noqa: E402
+
+#: the css prefix of a tab's Start button and status line (the families' manifests: ``Family.run_css``)
+RUNS = {f.title: f.run_css for f in FAMILIES.values() if f.run_css and f.tab is not None}
 #: the tab that shows a sweep store, and the sweep it shows: the compression bounds of the CNN and the C4 GCNN on
 #: rotated digits at three widths, two seeds each (12 short points, about 30 s on a local Dask cluster of 2-core
 #: machine), into ``LAB_RESULTS_DIR/sweeps/<STORE>``

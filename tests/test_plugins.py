@@ -1,6 +1,7 @@
-"""Families found through the ``symmetry_lab.families`` entry points (``lab.experiments.plugins``): the lab's own are registered
-in its ``pyproject.toml``; a package of the user's that declares one appears as a command with nothing in ``lab/``
-edited; a broken one is left out with one warning line and the rest keep working."""
+"""Families found through the ``symmetry_lab.families`` entry points (``lab.experiments.plugins``): the lab's own are
+registered in its ``pyproject.toml``; the package docs/adding-a-family.md builds, installed with pip, appears as a
+command, a tab and a claim with nothing in ``lab/`` edited; a broken one is left out with one warning line and the
+rest keep working."""
 from __future__ import annotations
 
 import json
@@ -51,7 +52,6 @@ TAKES_SWEEP = Family(name="sweeper", title="Takes a command", config=TinyConfig,
 NOT_A_FAMILY = 42
 '''
 
-
 def _plugin(root, entries: dict) -> None:
     """A package ``tinyfam`` (one module) with a distribution's metadata declaring ``entries`` (name -> object
     path) under the families' group: what ``pip install`` of a user's package leaves on the path."""
@@ -79,17 +79,6 @@ def test_the_labs_own_families_come_through_its_entry_points():
     out = subprocess.run([sys.executable, "-c", "import lab.experiments.plugins as p; print(p.PROBLEMS)"],
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "[]" and "warning" not in out.stderr
-
-
-def test_a_users_package_adds_a_command_with_nothing_in_lab_edited(tmp_path):
-    _plugin(tmp_path, {"tiny": "tinyfam:FAMILY"})
-    out = _lab(tmp_path, "--help")
-    assert out.returncode == 0 and "tiny" in out.stdout and out.stderr == ""
-    run = _lab(tmp_path, "tiny", "--n", "5", "--json")
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == {"squares": [0, 1, 4, 9, 16]}
-    bad = _lab(tmp_path, "tiny", "--n", "0")  # its own typed options: bad input is one line and exit code 2
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_broken_plugins_are_left_out_with_one_line_each(tmp_path):
@@ -149,3 +138,48 @@ def test_reserved_commands_are_the_command_lines_own():
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert set(sub.choices) == set(COMMANDS_CONTRACT) | set(plugins.RESERVED)
+
+
+GUIDE = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "adding-a-family.md")
+
+
+def guide_files() -> dict:
+    """{path: text} of every file the guide shows (a ``<!-- file: PATH -->`` line, then its fenced block)."""
+    import re
+
+    text = open(GUIDE, encoding="utf-8").read()
+    return {m.group(1): m.group(2) for m in re.finditer(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", text, re.S)}
+
+
+def test_the_guide_builds_a_working_family(tmp_path):
+    """docs/adding-a-family.md, step by step: its files written as shown, the package installed with pip (into a
+    directory of its own, so that this environment keeps no trace of it), and each console line it shows."""
+    files = guide_files()
+    assert set(files) == {"pyproject.toml", "tinyfam/__init__.py", "tinyfam/pane.py", "tinyfam/claims.py"}
+    package = tmp_path / "tinyfam-package"
+    for path, text in files.items():
+        (package / path).parent.mkdir(parents=True, exist_ok=True)
+        (package / path).write_text(text)
+    site = tmp_path / "site"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                          "--no-index", "--target", str(site), str(package)], capture_output=True, text=True,
+                         timeout=600)
+    assert pip.returncode == 0, pip.stderr
+    assert (site / "tinyfam-0.1.0.dist-info" / "entry_points.txt").is_file()
+    run = _lab(site, "tiny", "--n", "5", "--json")
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert run.stdout.strip() == '{"squares": [0, 1, 4, 9, 16]}'  # the guide's console line
+    bad = _lab(site, "tiny", "--n", "0")
+    assert bad.returncode == 2 and bad.stderr.strip() in open(GUIDE, encoding="utf-8").read()
+    listed = _lab(site, "reproduce", "--list")
+    assert listed.stdout.splitlines()[-1].startswith("tiny-squares-grow ")
+    rep = _lab(site, "reproduce", "--quick", "--only", "tiny-squares-grow", "--out", str(tmp_path / "r"), "--json")
+    assert rep.returncode == 0, rep.stderr
+    (c,) = json.loads(rep.stdout)["claims"]
+    assert c["holds"] is True and c["parts"][0]["null_holds"] is False
+    code = ("from lab.dashboard import PANES, _load; title, spec = PANES[-2]; pane = _load(spec)(); "
+            "pane.n.value = 3; print(title, '|', pane.table.object, '|', PANES[-1][0])")
+    tab = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(site)})
+    assert tab.returncode == 0, tab.stderr
+    assert tab.stdout.strip() == "Tiny squares | 0 1 4 | Sweeps"

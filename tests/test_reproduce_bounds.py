@@ -15,7 +15,7 @@ IDS = ("pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "
 def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[CLAIM_MODULES.index("ensembles") + 1] == "bounds"
+    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.reproduce.ensembles") + 1] == "lab.reproduce.bounds"
     start = CLAIM_IDS.index(IDS[0])
     assert CLAIM_IDS[start:start + 4] == IDS and start == CLAIM_IDS.index("ens-assumptions-matter") + 1
     claims = load_claims()

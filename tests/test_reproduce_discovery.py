@@ -13,7 +13,7 @@ ID = "lie-discovery-recovers"
 def test_registered_after_the_bounds_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[-1] == "discovery"
+    assert CLAIM_MODULES[-1] == "lab.reproduce.discovery"
     # registered after the bounds' claims (the ids added with issue 46's missing claims are appended after it)
     assert CLAIM_IDS.index(ID) == CLAIM_IDS.index("pac-shuffled-labels-vacuous") + 1
     c = load_claims()[ID]

@@ -13,7 +13,7 @@ IDS = ("ens-exact-group-average", "ens-error-falls-with-M", "ens-assumptions-mat
 def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[CLAIM_MODULES.index("meter") + 1] == "ensembles"
+    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.reproduce.meter") + 1] == "lab.reproduce.ensembles"
     start = CLAIM_IDS.index(IDS[0])
     assert CLAIM_IDS[start:start + 3] == IDS and start == CLAIM_IDS.index("lee-equivariance-gap") + 1
     claims = load_claims()

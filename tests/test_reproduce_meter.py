@@ -21,7 +21,7 @@ def test_the_claims_are_registered_listed_and_appended_in_order(capsys):
     from lab.cli import main
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES.index("meter") == CLAIM_MODULES.index("rpp") + 1
+    assert CLAIM_MODULES.index("lab.reproduce.meter") == CLAIM_MODULES.index("lab.reproduce.rpp") + 1
     assert CLAIM_IDS.index(IDS[0]) == CLAIM_IDS.index("rpp-regimes") + 1
     assert CLAIM_IDS[CLAIM_IDS.index(IDS[0]):CLAIM_IDS.index(IDS[0]) + 4] == IDS
     claims = load_claims()

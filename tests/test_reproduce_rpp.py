@@ -38,7 +38,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.reproduce.criteria import registered
 
     # appended: the order is a contract
-    assert "rpp" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-pendulum") + 1
+    assert "lab.reproduce.rpp" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-pendulum") + 1
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§3.5.1, Figure 3.2")
     assert c.criterion == rc.CRITERION and c.null == rc.NULL and "approximate" in c.claim

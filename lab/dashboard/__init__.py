@@ -1,20 +1,23 @@
 """The Panel dashboard: a template app whose tabs are panes, one module each.
 
-Add a pane by appending ``(title, factory)`` to ``PANES``; a factory returns a Panel viewable.
+A family's tab comes from its manifest (``Family.pane``, ``Family.tab``: ``lab.experiments.plugins.tabs``); a
+pane class builds ``main`` and ``sidebar``.
 """
 from __future__ import annotations
 
-PANES: list[tuple[str, str]] = [
-    ("Basis explorer", "lab.dashboard.basis_explorer:BasisExplorer"),
-    ("Training dynamics", "lab.dashboard.training_dynamics:TrainingDynamics"),
-    ("Sharing discovery", "lab.dashboard.sharing_discovery:SharingDiscovery"),
-    ("Symmetry discovery", "lab.dashboard.discovery:SymmetryDiscovery"),
-    ("Equivariant models", "lab.dashboard.equivariant_models:EquivariantModels"),
-    ("Equivariance meter", "lab.dashboard.equivariance_meter:EquivarianceMeter"),
-    ("Ensembles", "lab.dashboard.ensembles:Ensembles"),
-    ("Generalization bounds", "lab.dashboard.bounds:GeneralizationBounds"),
-    ("Sweeps", "lab.dashboard.sweeps:Sweeps"),
-]
+#: the dashboard's own tabs (not a family's), after the families'
+SHELL_PANES = [("Sweeps", "lab.dashboard.sweeps:Sweeps")]
+
+
+def _panes() -> list[tuple[str, str]]:
+    from ..experiments import FAMILIES
+    from ..experiments.plugins import tabs
+
+    return tabs(FAMILIES) + SHELL_PANES
+
+
+#: (tab title, ``module:Class``): every family's tab (its manifest's ``pane`` and ``tab``), then the shell's
+PANES: list[tuple[str, str]] = _panes()
 
 
 #: the tab titles wrap onto a second row when they do not fit the page's width (Bokeh's own header scrolls

@@ -50,10 +50,7 @@ TABLE_ROWS = 200
 STORES_LISTED = 50
 #: how many of a summary's top-level values the point's note shows
 SUMMARY_SHOWN = 14
-#: families whose runs another family's pane shows: msr runs are sharing runs (Sharing discovery lists and loads both)
-SHOWN_BY = {"msr": "sharing"}
-#: families whose pane is not a tab of its own: rpp runs are the Equivariant models tab's chapter-3 view
-OWN_PANES = {"rpp": "lab.dashboard.rpp_regimes:RPPRegimes"}
+
 
 
 def sweeps_root(directory=None) -> Path:
@@ -103,14 +100,13 @@ def read_store(path, progress=None, control=None) -> dict:
 def run_viewer(family) -> tuple[str, str] | None:
     """(title, ``module:Class``) of the pane that loads ``family``'s saved runs (a ``load(path)`` method), or
     None when no pane does."""
-    from . import PANES, _load
+    from ..experiments.plugins import shown_in
+    from . import _load
 
-    name = SHOWN_BY.get(family.name, family.name)
-    shown = FAMILIES.get(name, family)
-    spec = OWN_PANES.get(name) or dict(PANES).get(shown.title)
-    if spec is None or not callable(getattr(_load(spec), "load", None)):
+    spec = family.pane  # its manifest's pane (msr runs are Sharing discovery's; rpp's a view inside Equivariant models)
+    if not spec or not callable(getattr(_load(spec), "load", None)):
         return None
-    return shown.title, spec
+    return shown_in(family, FAMILIES), spec
 
 
 def point_label(row: dict, names) -> str:

@@ -243,6 +243,8 @@ def _file_option(name: str, help: str) -> Option:
 
 FAMILY = Family(
     order=10,
+    pane="lab.dashboard.basis_explorer:BasisExplorer", tab=10,
+    claims=("lab.reproduce.ranks", "lab.reproduce.krylov"),
     name="basis", title="Basis explorer", config=BasisConfig, run=run, summary=summary, text=text, save=save,
     load=load, help="solve for the equivariant basis of a representation",
     description="Solve rho(g) v = v for the representation REP of GROUP.",

@@ -335,6 +335,8 @@ def list_runs(directory=None) -> list:
 
 FAMILY = Family(
     order=90, command="bound",
+    pane="lab.dashboard.bounds:GeneralizationBounds", tab=80, run_css=".bnd",
+    claims=("lab.reproduce.bounds",),
     name="bounds", title="Generalization bounds", config=BoundsConfig, run=run, summary=summary, text=text, save=save,
     load=load, results_dir=results_dir, cli_saves=True,
     help="PAC-Bayes compression bounds: is the equivariant model more compressible, hence provably better?",

@@ -423,6 +423,8 @@ def results_dir(directory=None):
 
 FAMILY = Family(
     order=100, command="discover-lie",
+    pane="lab.dashboard.discovery:SymmetryDiscovery", tab=40, run_css=".disc",
+    claims=("lab.reproduce.discovery",),
     name="discovery", title="Symmetry discovery", config=DiscoveryConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="learn Lie-algebra generators from data and hand them to the engine with an explicit tolerance",

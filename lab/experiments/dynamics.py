@@ -193,6 +193,10 @@ def per_layer(records: list[dict]):
 
 FAMILY = Family(
     order=20,
+    pane="lab.dashboard.training_dynamics:TrainingDynamics", tab=20, run_css=".dyn",
+    claims=("lab.reproduce.dynamics", "lab.reproduce.dynamics_theory"),
+    papers=(("dynamics", "Optimization Dynamics of Equivariant and Augmented Neural Networks "
+                          "(Nordenfors, Ohlsson & Flinth)"),),
     name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="train nominal / augmented / equivariant models and measure drift from E",

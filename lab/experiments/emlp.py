@@ -422,6 +422,10 @@ def results_dir(directory=None):
 
 FAMILY = Family(
     order=50,
+    pane="lab.dashboard.equivariant_models:EquivariantModels", tab=50, run_css=".eqm",
+    claims=("lab.reproduce.emlp", "lab.reproduce.emlp_pendulum"),
+    papers=(("thesis", "Understanding and Incorporating Mathematical Inductive Biases in "
+                          "Neural Networks (Finzi, PhD thesis, NYU 2023)"),),
     name="emlp", title="Equivariant models", config=EMLPConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="train EMLP, MLP and MLP-Aug on the thesis's chapter-2 tasks over dataset sizes",

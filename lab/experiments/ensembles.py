@@ -503,6 +503,9 @@ def list_runs(directory=None) -> list:
 
 FAMILY = Family(
     order=80,
+    pane="lab.dashboard.ensembles:Ensembles", tab=70, run_css=".ens",
+    claims=("lab.reproduce.ensembles",),
+    papers=(("ensembles", "Ensembles Learn Equivariance Through Data Augmentation (Nordenfors, poster)"),),
     name="ensembles", title="Ensembles", config=EnsemblesConfig, run=run, summary=summary, text=text, save=save,
     load=load, results_dir=results_dir, cli_saves=True,
     help="ensembles trained under augmentation become equivariant: the theorem's two assumptions tested",

@@ -18,6 +18,11 @@ The run protocol: ``family.run(config, progress=None, control=None) -> result``.
   atomically under unique names, checked when read (a bad file raises ``RunFileError`` naming file and field),
   and ``family.load(name, root=family.results_dir(d))`` reads only from inside that runs directory (the
   families that keep run directories: dynamics, sharing, msr).
+
+A ``Family`` is also the family's manifest: its command and place (``command``, ``order``), its dashboard pane and
+tab (``pane``, ``tab``), its claims and the papers they check (``claims``, ``papers``), found through the
+``symmetry_lab.families`` entry points (``plugins``).  The command table, the dashboard's tabs, the claim modules,
+the papers and the Sweeps tab's run viewer are derived from these; none is kept by hand.
 """
 from __future__ import annotations
 
@@ -52,6 +57,11 @@ class Family:
     outputs: tuple[Output, ...] = ()
     command: str = ""  # the sub-command that runs it (default: its name; families may share one, by --task)
     order: int = 1000  # its place among the families (the command list; the lab's own use 10-100)
+    pane: str = ""  # "module:Class" of the dashboard pane that runs and loads it (imported when a tab needs it)
+    tab: int | None = None  # its pane's place in the tab bar (None: no tab of its own, shown inside another's)
+    claims: tuple[str, ...] = ()  # modules declaring its claims (``lab reproduce`` imports them, in this order)
+    papers: tuple[tuple[str, str], ...] = ()  # (short name, title) of the papers its claims check
+    run_css: str = ""  # the css prefix of its pane's Start button and status line (screenshots, browser tests)
 
     @property
     def command_name(self) -> str:

@@ -559,6 +559,8 @@ def saved_view(path, root=None, examples: int = VIEW_EXAMPLES, control=None) -> 
 
 FAMILY = Family(
     order=70, command="lie-derivative",
+    pane="lab.dashboard.equivariance_meter:EquivarianceMeter", tab=60, run_css=".meter",
+    claims=("lab.reproduce.meter",),
     name="meter", title="Equivariance meter", config=MeterConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="the Lie derivative of a model: how equivariant it is, and which layer breaks it (thesis ch. 4)",

@@ -162,6 +162,9 @@ def save(result: MSRRunResult, directory=None):
 
 FAMILY = Family(
     order=40, command="discover",
+    pane="lab.dashboard.sharing_discovery:SharingDiscovery",
+    claims=("lab.reproduce.msr",),
+    papers=(("msr", "Meta-Learning Symmetries with Sparse Reparametrization (student report)"),),
     name="msr", title="Meta-learned sharing", config=MSRConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="meta-learn a symmetry matrix U with sparsity (Zhou et al.; MSR report)",

@@ -104,3 +104,32 @@ def commands(families: dict) -> dict:
         out.setdefault(family.command_name, ())
         out[family.command_name] += (name,)
     return out
+
+
+def tabs(families: dict) -> list[tuple[str, str]]:
+    """(title, ``module:Class``) of the families' dashboard tabs, in their ``tab`` order (then by name)."""
+    shown = sorted((f for f in families.values() if f.pane and f.tab is not None), key=lambda f: (f.tab, f.name))
+    return [(f.title, f.pane) for f in shown]
+
+
+def shown_in(family, families: dict) -> str:
+    """The title under which ``family``'s runs are shown: the tab whose pane is its pane, else its own title."""
+    return next((f.title for f in families.values() if f.tab is not None and f.pane == family.pane), family.title)
+
+
+def claim_modules(families: dict) -> tuple[str, ...]:
+    """The modules declaring the families' claims, in the families' order."""
+    return tuple(dict.fromkeys(m for f in families.values() for m in f.claims))
+
+
+def papers(families: dict) -> dict:
+    """{short name: title} of the papers the families' claims check, in the families' order; a short name declared
+    again with another title keeps the first (one warning line)."""
+    out: dict = {}
+    for f in families.values():
+        for short, title in f.papers:
+            if short in out and out[short] != title:
+                _warn(f"family {f.name!r} declares the paper {short!r} again with another title: the first is kept")
+                continue
+            out.setdefault(short, title)
+    return out

@@ -436,6 +436,8 @@ def regime_groups(task: str) -> dict:
 
 FAMILY = Family(
     order=60,
+    pane="lab.dashboard.rpp_regimes:RPPRegimes",
+    claims=("lab.reproduce.rpp",),
     name="rpp", title="Residual pathway priors", config=RPPConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="MLP, EMLP and RPP-EMLP where the symmetry is exact, approximate or misspecified (thesis ch. 3)",

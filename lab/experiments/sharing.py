@@ -266,6 +266,9 @@ def snapped_matrix(A, labels=None):
 
 FAMILY = Family(
     order=30, command="discover",
+    pane="lab.dashboard.sharing_discovery:SharingDiscovery", tab=30, run_css=".shr",
+    claims=("lab.reproduce.sharing",),
+    papers=(("sharing", "Equivariance Discovery by Learned Parameter-Sharing (Yeh et al., poster)"),),
     name="sharing", title="Sharing discovery", config=SharingConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True,
     help="learn a parameter-sharing matrix A from data (Yeh et al.)",

@@ -13,11 +13,13 @@ writes ``report.json`` and ``report.html``.
 """
 from __future__ import annotations
 
+from ..experiments import FAMILIES as _FAMILIES
+from ..experiments.plugins import claim_modules as _claim_modules
 from .claim import CLAIM_IDS, CLAIMS, KINDS, PAPERS, PROFILES, UNCOVERED, Claim, Null, Outcome, Profile, judge  # noqa: F401
 
-#: the modules that declare claims, imported on first use (they import torch when a claim runs, not here)
-CLAIM_MODULES = ("dynamics", "dynamics_theory", "sharing", "msr", "ranks", "krylov", "emlp", "emlp_pendulum",
-                 "rpp", "meter", "ensembles", "bounds", "discovery")
+#: the modules that declare claims (the families' manifests: ``Family.claims``), imported on first use (they import
+#: torch when a claim runs, not here)
+CLAIM_MODULES = _claim_modules(_FAMILIES)
 
 
 def load_claims() -> dict:
@@ -25,7 +27,7 @@ def load_claims() -> dict:
     import importlib
 
     for name in CLAIM_MODULES:
-        importlib.import_module(f"{__name__}.{name}")
+        importlib.import_module(name)
     order = {cid: i for i, cid in enumerate(CLAIM_IDS)}
     return dict(sorted(CLAIMS.items(), key=lambda kv: order.get(kv[0], len(order))))
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import LabError
+from ..experiments import FAMILIES as _FAMILIES
+from ..experiments.plugins import papers as _papers
 from .stats import Rule
 
 PROFILES = ("quick", "full")
@@ -239,15 +241,9 @@ class Claim:
 KINDS = {"claim": "the paper's claim", "hypothesis": "the paper's hypothesis (proposed, not tested by the paper)",
          "lab": "the lab's own check (not an experiment of the paper)"}
 
-#: the seed papers (``../shared/seeds``), by the short names claims use: their own titles and authors
-PAPERS = {
-    "dynamics": "Optimization Dynamics of Equivariant and Augmented Neural Networks (Nordenfors, Ohlsson & Flinth)",
-    "sharing": "Equivariance Discovery by Learned Parameter-Sharing (Yeh et al., poster)",
-    "msr": "Meta-Learning Symmetries with Sparse Reparametrization (student report)",
-    "thesis": "Understanding and Incorporating Mathematical Inductive Biases in Neural Networks (Finzi, PhD thesis, "
-              "NYU 2023)",
-    "ensembles": "Ensembles Learn Equivariance Through Data Augmentation (Nordenfors, poster)",
-}
+#: the papers the claims check, by the short names claims use (their own titles and authors): declared by the
+#: families' manifests (``Family.papers``), the seed papers (``../shared/seeds``) by the lab's own
+PAPERS = _papers(_FAMILIES)
 
 #: what each seed paper claims that no check covers yet, in words (the report lists them under the paper)
 UNCOVERED = {
