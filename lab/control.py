@@ -81,3 +81,12 @@ def checkpoint(control: Control | None) -> None:
         control.checkpoint()
     else:
         fit_threads()
+
+
+def progress_record(done: int, total: int, message: str = "", partial: float | None = None) -> dict:
+    """A ``progress`` record; ``partial`` (0..1, optional): how far the unit after ``done`` has got, for units
+    that take long (a training step of minutes), so that progress lines move and ETAs update within it."""
+    record = {"kind": "progress", "done": int(done), "total": int(total), "message": message}
+    if partial is not None:
+        record["partial"] = min(max(float(partial), 0.0), 1.0)
+    return record

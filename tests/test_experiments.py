@@ -180,8 +180,11 @@ def test_no_import_circles_anywhere_and_faces_stay_on_top():
     g = graph()
     assert [sorted(c) for c in strongly_connected(g) if len(c) > 1] == []
     faces = ("lab.cli", "lab.dashboard", "lab.jobs")
-    rules = {"lab.dynamics": faces + ("lab.experiments", "lab.plots"),
-             "lab.sharing": faces + ("lab.experiments", "lab.plots"),
+    above = faces + ("lab.experiments", "lab.plots", "lab.reproduce", "lab.sweeps")
+    science = ("lab.dynamics", "lab.sharing", "lab.emlp", "lab.rpp", "lab.meter", "lab.ensembles", "lab.bounds",
+               "lab.discovery", "lab.nn", "lab.groups", "lab.reps", "lab.solvers", "lab.control")
+    # (lab.audit.cli, the audit command's glue, still reads the meter family's presets: issue 47 moves them)
+    rules = {**{package: above for package in science},
              "lab.experiments": faces,
              "lab.plots": faces + ("lab.experiments", "lab.solvers")}
     for package, banned in rules.items():

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..config import Option
+from ..control import progress_record  # noqa: F401  (re-exported: families import it from here)
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,3 @@ class Family:
     def command_name(self) -> str:
         """The sub-command that runs this family."""
         return self.command or self.name
-
-
-def progress_record(done: int, total: int, message: str = "", partial: float | None = None) -> dict:
-    """A ``progress`` record; ``partial`` (0..1, optional): how far the unit after ``done`` has got, for units
-    that take long (a training step of minutes), so that progress lines move and ETAs update within it."""
-    record = {"kind": "progress", "done": int(done), "total": int(total), "message": message}
-    if partial is not None:
-        record["partial"] = min(max(float(partial), 0.0), 1.0)
-    return record

@@ -318,7 +318,7 @@ def run(config: AliasingConfig | None = None, progress=None, control=None) -> Al
     ``started``, ``progress`` (done/total in optimiser steps plus measurements), ``epoch`` and ``result``."""
     from ..control import Stopped
     from ..device import pick_device
-    from ..experiments.family import progress_record
+    from ..control import progress_record
 
     config = (config or AliasingConfig()).validate()
     emit = progress or (lambda record: None)

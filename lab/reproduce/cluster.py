@@ -56,7 +56,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     report holds the claims that did."""
     from dask.distributed import Client
 
-    from ..experiments.family import progress_record
+    from ..control import progress_record
     from ..sweeps.run import CONNECT_TIMEOUT
     from ..sweeps.spec import SweepError
     from . import runner

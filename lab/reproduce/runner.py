@@ -335,7 +335,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     """
     from ..control import Stopped
     from ..device import pick_device
-    from ..experiments.family import progress_record
+    from ..control import progress_record
     from ..jobs import error_text
     from ..threads import fixed_threads, one_thread
 

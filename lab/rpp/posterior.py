@@ -30,7 +30,7 @@ the denominator (the EMLP test suite's scale-adjusted error); eq. 3.3 as the the
 Cost before work.  ``plan`` computes the exact number of optimiser steps (members x datasets x ``Schedule.steps``)
 and checks the sizes and the memory the data and the measure need against the lab's limits (``lab.limits``) before
 anything is drawn or built; a refused request raises a ``LabError`` and emits nothing.  Progress records
-(``lab.experiments.family.progress_record``) count optimiser steps, so the done/total ratio gives an ETA; ``control``
+(``lab.control.progress_record``) count optimiser steps, so the done/total ratio gives an ETA; ``control``
 (``lab.control``) pauses and stops between steps.  A stopped run returns the rows recorded so far; its summary counts
 only the members that finished.
 
@@ -177,7 +177,7 @@ def posterior_levels(members: int = 10, symmetries=SYMMETRIES, variant: str = "t
     "posterior", **row}`` and ``progress`` records (done/total in optimiser steps)."""
     from ..device import pick_device
     from ..emlp import task_group
-    from ..experiments.family import progress_record
+    from ..control import progress_record
 
     cost = plan(members, symmetries, variant, schedule, size, test, held_out, record_every, data, prior,
                 prior_equivariant, prior_free)

@@ -186,7 +186,7 @@ def run_sweep(spec: SweepSpec, store: SweepStore, *, text: str | None = None, sc
 
 
 def _progress(out: SweepOutcome, total: int, running: int, t0: float) -> dict:
-    from ..experiments.family import progress_record
+    from ..control import progress_record
 
     done = out.done + out.failed + out.skipped
     rec = progress_record(done, total, f"{out.done} done · {running} running · {out.failed} failed"
