@@ -158,13 +158,13 @@ def add_audit_parser(sub) -> None:
 def add_runs_parser(sub) -> None:
     """``lab runs list`` and ``lab runs compare RUN RUN ...``: saved runs side by side (``lab.compare``)."""
     sp = sub.add_parser("runs", help="list saved runs, or compare several (curves as CSV and PNG)",
-                        description="Saved training-dynamics and sharing runs: list them, or compare several: their "
-                                    "curves in one table (CSV) and one figure (PNG), each run labelled by the "
-                                    "settings that differ between them.")
+                        description="Saved runs: list every family's, or compare several training-dynamics or "
+                                    "sharing runs: their curves in one table (CSV) and one figure (PNG), each run "
+                                    "labelled by the settings that differ between them.")
     runs = sp.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
     directory = dict(default=None, metavar="DIR",
-                     help="the results directory to look in (default: LAB_RESULTS_DIR, or the user data dir, and "
-                          "its sharing runs)")
+                     help="the runs directory to look in (default: every family's under LAB_RESULTS_DIR, or the "
+                          "user data dir)")
     ls = runs.add_parser("list", help="the saved runs, newest first")
     ls.add_argument("--dir", **directory)
     ls.add_argument("--json", action="store_true", help="print one JSON object")
@@ -574,14 +574,17 @@ def _audit(args) -> int:
 
 
 def _run_directories(directory) -> list:
-    from .dynamics.store import results_dir
-    from .sharing.store import sharing_dir
+    """``--dir``, else every family's runs directory (its manifest's ``results_dir``), each once."""
+    from .experiments import FAMILIES
 
-    return [directory] if directory else [results_dir(), sharing_dir()]
+    if directory:
+        return [directory]
+    return list(dict.fromkeys(str(f.results_dir()) for f in FAMILIES.values() if f.results_dir is not None))
 
 
 def _runs(args) -> int:
     from . import compare, runstore
+    from .experiments import FAMILIES
 
     dirs = _run_directories(args.dir)
     if args.runs_command == "list":
@@ -589,10 +592,7 @@ def _runs(args) -> int:
         for d in dict.fromkeys(map(str, dirs)):
             for path in runstore.list_run_dirs(d):
                 try:
-                    run = compare.read_run(path)
-                    head = run.config.get(compare.HEAD[run.kind], "?")
-                    rows.append({"name": path.name, "path": str(path), "kind": run.kind, "what": str(head),
-                                 "status": run.status})
+                    rows.append(compare.describe_run(path, FAMILIES))
                 except LabError as err:
                     rows.append({"name": path.name, "path": str(path), "kind": "?", "what": "?",
                                  "status": f"unreadable: {err}"})

@@ -171,6 +171,31 @@ def read_run(path, root=None) -> RunCurves:
                      status=str(run.meta.get("status", "?")), curves=curves.reset_index(drop=True))
 
 
+def describe_run(path, families: dict) -> dict:
+    """One row of ``lab runs list``: {name, path, kind, what, status}.  Dynamics and sharing runs are read by their
+    stores (as ``read_run`` reads them: a damaged one raises ``RunFileError``); every other family's from its
+    ``config.json`` (strict JSON, no code run): its ``kind``, ``status`` and the value of its family's first
+    option ("what")."""
+    path = Path(path)
+    meta_file = path / runstore.META
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        meta = None
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    if kind is None or kind in KINDS:
+        run = read_run(path)
+        return {"name": path.name, "path": str(path), "kind": run.kind,
+                "what": str(run.config.get(HEAD[run.kind], "?")), "status": run.status}
+    config = meta.get("config")
+    if not isinstance(config, dict):
+        raise RunFileError(meta_file, "config", "is missing or not an object")
+    family = families.get(kind)
+    first = family.config.declarations()[0].name if family is not None else None
+    return {"name": path.name, "path": str(path), "kind": str(kind), "what": str(config.get(first, "?")),
+            "status": str(meta.get("status", "?"))}
+
+
 # ------------------------------------------------------------------ labels
 def _value(v) -> str:
     if isinstance(v, bool):

@@ -345,3 +345,22 @@ def test_runs_stopped_before_their_first_step_are_not_listed(tmp_path):
         (shr / name / "history.csv").write_text("step,upper\n" + rows)
     assert [p.name for p in list_sharing(shr, trained_only=True)] == ["20250101-000001-conv-b"]
     assert list(SharingDiscovery(results=str(shr))._saved.options) == ["20250101-000001-conv-b"]
+
+
+def test_lab_runs_list_reads_every_familys_runs_directory(tmp_path, monkeypatch, capsys):
+    """Without --dir, every family's runs directory (its manifest's ``results_dir``) is listed: a meter run is
+    listed with its kind and first option; a damaged run of another family is a row saying why, not an error."""
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    assert main(["lie-derivative", "--model", "emlp-o3", "--transform", "generators", "--json"]) == 0
+    broken = FAMILIES["bounds"].results_dir() / "20260101-000000-broken"
+    broken.mkdir(parents=True)
+    (broken / "config.json").write_text('{"format": 1, "kind": "bounds", "config": 3}')
+    capsys.readouterr()
+    assert main(["runs", "list", "--json"]) == 0
+    rows = {r["kind"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    assert rows["meter"]["what"] == "emlp-o3" and rows["meter"]["status"] == "finished"
+    assert rows["?"]["name"] == broken.name and "config" in rows["?"]["status"]
+    dirs = {str(f.results_dir()) for f in FAMILIES.values() if f.results_dir is not None}
+    assert len(dirs) >= 8 and all(d.startswith(str(tmp_path)) for d in dirs)
