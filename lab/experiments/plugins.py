@@ -64,7 +64,7 @@ def load_families(entry_points=None) -> dict:
     eps = list(metadata.entry_points(group=GROUP) if entry_points is None else entry_points)
     own = [ep for ep in eps if _dist_name(ep).lower() == OWN]
     others = [ep for ep in eps if ep not in own]
-    candidates = []  # (where, label, loader)
+    candidates = []  # (name, value, load, is_own)
     if own:
         candidates += [(ep.name, ep.value, ep.load, True) for ep in own]
     else:

@@ -292,15 +292,14 @@ def scaling_sizes(full: bool) -> tuple[int, ...]:
 
 def time_exponent(draw: dict) -> float:
     """The statistic, claim and null alike: the least-squares slope of log seconds against log n over the sizes of
-    ``draw`` ({"n": [...], "seconds": [...]}).
+    ``draw`` ({"n": [...], "seconds": [...]}), fitted as the ensembles' size laws are (``fit_slope``).
 
     >>> round(time_exponent({"n": [10, 100, 1000], "seconds": [0.1, 1.0, 10.0]}), 9)
     1.0
     """
-    xs = [math.log(n) for n in draw["n"]]
-    ys = [math.log(max(s, 1e-9)) for s in draw["seconds"]]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    from ..ensembles.metrics import fit_slope
+
+    return fit_slope(draw["n"], draw["seconds"])
 
 
 def _timed(fn):
@@ -328,6 +327,8 @@ def _timed(fn):
                       "momentum) against its dense SVD, timed as one thread's CPU seconds (the thesis states the "
                       "bound and its cost argument; it prints no timing of this case)")
 def measure_scaling(profile):
+    from statistics import median_high
+
     from ..groups import parse_group
     from ..reps.parse import parse_rep
     from ..solvers.dense import dense_basis
@@ -370,10 +371,9 @@ def measure_scaling(profile):
     draws = [{"n": ns, "seconds": krylov_s[s]} for s in ss]
     null_draws = [{"n": ns, "seconds": dense_s[j]} for j in range(len(ss))]
     p = part(SCALING_PART, time_exponent, draws, null_draws, Rule("<", SCALING_EXPONENT), SCALING_NULL)
-    med = lambda v: sorted(v)[len(v) // 2]  # noqa: E731
-    k_med = [med([krylov_s[s][i] for s in ss]) for i in range(len(sizes))]
-    d_med = [med([dense_s[j][i] for j in dense_s]) for i in range(len(sizes))]
-    rows = [[f"S({m})", n, ranks[m][0], dense_ranks[m], med(iterations[m]), round(k, 3), round(d, 3),
+    k_med = [median_high([krylov_s[s][i] for s in ss]) for i in range(len(sizes))]
+    d_med = [median_high([dense_s[j][i] for j in dense_s]) for i in range(len(sizes))]
+    rows = [[f"S({m})", n, ranks[m][0], dense_ranks[m], median_high(iterations[m]), round(k, 3), round(d, 3),
              round(k / d, 2) if d > 0 else None] for m, n, k, d in zip(sizes, ns, k_med, d_med)]
     faster = [n for n, k, d in zip(ns, k_med, d_med) if k < d]
     return Outcome(
@@ -403,7 +403,8 @@ def measure_scaling(profile):
               f"{', '.join(f'{v:.2f}' for v in p.null_replicates)}, against the bound's {SCALING_EXPONENT:.3g}.  The "
               "lab's S(m) has two generators (a transposition and a cycle), so a product with C costs about 2n and "
               "the bound's m factor (up to m generators) is not spent.  The iterations stay near "
-              f"{med(iterations[sizes[0]])} to {med(iterations[sizes[-1]])} from the smallest size to the largest "
+              f"{median_high(iterations[sizes[0]])} to {median_high(iterations[sizes[-1]])} from the smallest size "
+              "to the largest "
               "(the stopping test reads every 25): the thesis's O(kappa log(1/eps)) lets them grow only through the "
               "generators' condition number.  "
               + (f"The Krylov solve is already the faster at n = {', '.join(map(str, faster))}, "
