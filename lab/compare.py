@@ -173,9 +173,10 @@ def read_run(path, root=None) -> RunCurves:
 
 def describe_run(path, families: dict) -> dict:
     """One row of ``lab runs list``: {name, path, kind, what, status}.  Dynamics and sharing runs are read by their
-    stores (as ``read_run`` reads them: a damaged one raises ``RunFileError``); every other family's from its
-    ``config.json`` (strict JSON, no code run): its ``kind``, ``status`` and the value of its family's first
-    option ("what")."""
+    stores (as ``read_run`` reads them); every other family's by the ``RunKind`` its manifest declares (``runs``),
+    which checks its ``config.json`` and its files: a damaged run raises ``RunFileError``.  "what" is the value of
+    the family's first option.  A run of a kind no family declares is described from its ``config.json`` alone
+    (strict JSON, no code run)."""
     path = Path(path)
     meta_file = path / runstore.META
     try:
@@ -187,10 +188,14 @@ def describe_run(path, families: dict) -> dict:
         run = read_run(path)
         return {"name": path.name, "path": str(path), "kind": run.kind,
                 "what": str(run.config.get(HEAD[run.kind], "?")), "status": run.status}
+    family = families.get(kind)
+    declared = [f for f in families.values() if f.runs and f.run_kind.kind == kind]
+    if declared:
+        family = family if family in declared else declared[0]
+        meta = family.run_kind.read(path).meta
     config = meta.get("config")
     if not isinstance(config, dict):
         raise RunFileError(meta_file, "config", "is missing or not an object")
-    family = families.get(kind)
     first = family.config.declarations()[0].name if family is not None else None
     return {"name": path.name, "path": str(path), "kind": str(kind), "what": str(config.get(first, "?")),
             "status": str(meta.get("status", "?"))}

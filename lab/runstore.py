@@ -1,4 +1,4 @@
-"""The one store of saved runs (dynamics, sharing and msr runs all go through it): write, list, resolve, read.
+"""The one store of saved runs, every family's: write, list, resolve, read; a ``RunKind`` declares a kind of run.
 
 A run is a directory ``ROOT/NAME`` holding ``config.json`` (settings, status, summary, plus ``format`` and
 ``kind``) and data files (CSV, npz).  Why it is built the way it is:
@@ -36,6 +36,7 @@ import shutil
 import time
 import zipfile
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -471,3 +472,146 @@ def read_npz(run_dir, fname: str, key: str, ndim: int | None = None):
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise RunFileError(file, key, f"should hold numbers, holds {arr.dtype}")
     return arr
+
+
+# ------------------------------------------------------------------ a kind of run, declared once
+#: the ``config.json`` fields every family's run has: the settings, how it ended, its ``--json`` summary
+META_FIELDS = {"config": ("object", True), "status": ("string", True), "summary": ("object", True)}
+
+
+@dataclass(frozen=True)
+class Table:
+    """A CSV file of a run: its name, the columns it must have and what they hold when read back (``read_csv``).
+    ``written``: the columns in the order they are written (rows are dicts, their other keys dropped and missing
+    ones left empty, or sequences in this order); by default the rows' own keys."""
+
+    file: str
+    columns: tuple[str, ...] = ()
+    integer: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
+    boolean: tuple[str, ...] = ()
+    written: tuple[str, ...] | None = None
+
+    def frame(self, rows):
+        """``rows`` (dicts, or a DataFrame) as the DataFrame this table writes."""
+        import pandas as pd
+
+        if isinstance(rows, pd.DataFrame):
+            return rows if self.written is None else rows.reindex(columns=list(self.written))
+        rows = list(rows)
+        if self.written is None:
+            return pd.DataFrame(rows)
+        if rows and not isinstance(rows[0], dict):  # sequences in the written order
+            return pd.DataFrame(rows, columns=list(self.written))
+        return pd.DataFrame([{c: r.get(c) for c in self.written} for r in rows], columns=list(self.written))
+
+    def read(self, run_dir):
+        return read_csv(run_dir, self.file, self.columns, self.integer, self.numeric, self.boolean)
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """An npz file of a run (plain arrays, read without pickles): the arrays it holds, ``(key, ndim)`` pairs
+    (``ndim`` None: any).  Optional: a run without the file reads its arrays as None."""
+
+    file: str
+    arrays: tuple[tuple[str, int | None], ...]
+    compressed: bool = True
+
+
+@dataclass
+class SavedRun:
+    """A run read back by ``RunKind.read``: its directory, its checked ``config.json`` and its tables (DataFrames)
+    and arrays by name."""
+
+    path: Path
+    meta: dict
+    tables: dict
+    arrays: dict
+
+    @property
+    def config(self) -> dict:
+        return self.meta["config"]
+
+    @property
+    def status(self) -> str:
+        return self.meta["status"]
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """One kind of saved run, declared once: its ``kind`` (written to and checked in ``config.json``), the fields
+    of ``config.json`` it relies on, its tables and array files, and where its runs live.  Saving, listing,
+    resolving and checked reading are this module's, the same for every family; a family's ``store.py`` only
+    declares its ``RunKind`` (and keeps the names its users call).
+
+    >>> kind = RunKind("demo", tables=(Table("rows.csv", columns=("x",), integer=("x",)),))
+    >>> import tempfile; root = tempfile.mkdtemp()
+    >>> path = kind.save({"config": {"a": 1}, "status": "finished", "summary": {}}, {"rows.csv": [{"x": 1}, {"x": 2}]},
+    ...                  directory=root, label="a1")
+    >>> run = kind.read(path.name, root=root)
+    >>> run.config, list(run.tables["rows.csv"]["x"]), kind.list(root) == [path]
+    ({'a': 1}, [1, 2], True)
+    """
+
+    kind: str
+    fields: dict = field(default_factory=lambda: dict(META_FIELDS))
+    tables: tuple[Table, ...] = ()
+    arrays: tuple[Arrays, ...] = ()
+    #: ``$LAB_RESULTS_DIR``'s sub-directory (default: ``kind``; None: the directory itself, as dynamics runs do)
+    env_sub: str | None = ""
+    user_sub: str = ""  # the per-user data directory's sub-directory (default: ``kind``)
+    label: Callable[[dict], str] | None = None  # a run's name label from its settings (default: ``kind``)
+
+    def directory(self, directory=None) -> Path:
+        """``directory``, else ``$LAB_RESULTS_DIR`` (``/kind``), else the per-user data directory's ``kind``."""
+        env_sub = self.kind if self.env_sub == "" else self.env_sub
+        return runs_root(directory, env_sub=env_sub, user_sub=self.user_sub or self.kind)
+
+    def list(self, directory=None) -> list[Path]:
+        """The saved runs of this kind's directory, newest first (``list_run_dirs``)."""
+        return list_run_dirs(self.directory(directory))
+
+    def save(self, meta: dict, tables: dict | None = None, arrays: dict | None = None, directory=None,
+             label: str | None = None, files: dict | None = None) -> Path:
+        """Write a run atomically under a unique name; returns its directory.  ``tables``: file name -> rows (a
+        declared ``Table``'s order applies); ``arrays``: npz file name -> ``{key: array}`` (a file left out or
+        None is not written); ``files``: any other file name -> a function writing it."""
+        import numpy as np
+
+        declared = {t.file: t for t in self.tables}
+        out: dict[str, Callable[[Path], None]] = {}
+        for fname, rows in (tables or {}).items():
+            frame = declared.get(fname, Table(fname)).frame(rows)
+            out[fname] = lambda p, frame=frame: frame.to_csv(p, index=False)
+        packed = {a.file: a.compressed for a in self.arrays}
+        for fname, content in (arrays or {}).items():
+            if content is None:
+                continue
+            content = {k: np.asarray(v) for k, v in content.items()}
+            save = np.savez_compressed if packed.get(fname, True) else np.savez
+            out[fname] = lambda p, save=save, content=content: save(p, **content)
+        out.update(files or {})
+        if label is None:
+            config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+            label = self.label(config) if self.label else self.kind
+        return write_run(self.directory(directory), label, self.kind, meta, out)
+
+    def read(self, path, root=None) -> SavedRun:
+        """A saved run, checked: its size (``limits.run_bytes``) before anything is read, ``config.json``'s
+        format, kind and fields, every declared table and array.  With ``root``, ``path`` may be a run's name
+        and only a run directly inside ``root`` is read (``resolve_run``).  Raises ``RunFileError`` (or
+        ``RunPathError``, ``LimitError``) naming the file and field."""
+        path = resolve_run(path, root) if root is not None else Path(path)
+        if not path.is_dir():
+            raise RunFileError(path, None, "no such saved run")
+        from .limits import check_load
+
+        check_load(path)
+        meta = read_meta(path, self.kind, self.fields)
+        tables = {t.file: t.read(path) for t in self.tables}
+        arrays = {}
+        for a in self.arrays:
+            for key, ndim in a.arrays:
+                arrays[key] = read_npz(path, a.file, key, ndim)
+        return SavedRun(path, meta, tables, arrays)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -151,7 +152,7 @@ def guide_files() -> dict:
     return {m.group(1): m.group(2) for m in re.finditer(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", text, re.S)}
 
 
-def test_the_guide_builds_a_working_family(tmp_path):
+def test_the_guide_builds_a_working_family(tmp_path, monkeypatch):
     """docs/adding-a-family.md, step by step: its files written as shown, the package installed with pip (into a
     directory of its own, so that this environment keeps no trace of it), and each console line it shows."""
     files = guide_files()
@@ -166,9 +167,18 @@ def test_the_guide_builds_a_working_family(tmp_path):
                          timeout=600)
     assert pip.returncode == 0, pip.stderr
     assert (site / "tinyfam-0.1.0.dist-info" / "entry_points.txt").is_file()
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path / "results"))  # where the commands below save their runs
     run = _lab(site, "tiny", "--n", "5", "--json")
     assert run.returncode == 0 and run.stderr == "", run.stderr
     assert run.stdout.strip() == '{"squares": [0, 1, 4, 9, 16]}'  # the guide's console line
+    (saved,) = (tmp_path / "results" / "tiny").iterdir()  # saved by its RunKind, in its own directory
+    assert (saved / "squares.csv").read_text().splitlines() == ["i,square", "0,0", "1,1", "2,4", "3,9", "4,16"]
+    listed = _lab(site, "runs", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = [r for r in json.loads(listed.stdout)["runs"] if r["kind"] == "tiny"]
+    assert row["name"] == saved.name and row["what"] == "5" and row["status"] == "finished"
+    line = _lab(site, "runs", "list").stdout.strip()  # the shape of the guide's line
+    assert re.fullmatch(rf"{saved.name}\s+tiny\s+5\s+finished", line), line
     bad = _lab(site, "tiny", "--n", "0")
     assert bad.returncode == 2 and bad.stderr.strip() in open(GUIDE, encoding="utf-8").read()
     listed = _lab(site, "reproduce", "--list")

@@ -1,10 +1,10 @@
 """Saving and reloading training runs: ``config.json`` + ``metrics.csv`` (open formats) in one directory.
 
-The writing, naming, listing and checking live in ``lab.runstore`` (one store for every kind of run), so a
-run is written atomically under a unique name and checked field by field when read.  ``metrics.csv`` has
-one row per (strategy, run, step, layer) with the columns ``strategy, run, step, layer, dist_from_init,
-dist_from_E, loss, accuracy, diverged``; ``layer == "total"`` combines the layers that have an equivariant
-subspace.
+``RUNS`` declares them; the writing, naming, listing and checking live in ``lab.runstore`` (one store for every
+kind of run), so a run is written atomically under a unique name and checked field by field when read.
+``metrics.csv`` has one row per (strategy, run, step, layer) with the columns ``strategy, run, step, layer,
+dist_from_init, dist_from_E, loss, accuracy, diverged``; ``layer == "total"`` combines the layers that have an
+equivariant subspace.
 """
 from __future__ import annotations
 
@@ -27,9 +27,15 @@ FIELDS = {"config": ("object", True), "status": ("string", True), "steps_done": 
           "diverged_at": ("object", False), "summary": ("object", False)}
 
 
+RUNS = runstore.RunKind(KIND, FIELDS, env_sub=None, tables=(
+    runstore.Table("metrics.csv", tuple(COLUMNS), integer=("run", "step"),
+                   numeric=("dist_from_init", "dist_from_E", "loss", "accuracy"), boolean=("diverged",),
+                   written=tuple(WRITTEN)),))
+
+
 def results_dir(path=None) -> Path:
     """``path``, else ``LAB_RESULTS_DIR``, else the per-user data directory's ``dynamics``."""
-    return runstore.runs_root(path, env_sub=None, user_sub="dynamics")
+    return RUNS.directory(path)
 
 
 def save_run(trainer, directory=None, status: str = "finished", name: str | None = None) -> Path:
@@ -46,8 +52,8 @@ def save_run(trainer, directory=None, status: str = "finished", name: str | None
         "steps_per_second": trainer.steps_per_second, "device": str(trainer.device),
         "diverged_at": {s: v for s, v in trainer.diverged_at.items()}, "summary": trainer.summary(),
     }
-    files = {"metrics.csv": lambda p: pd.DataFrame(trainer.records, columns=WRITTEN).to_csv(p, index=False)}
-    return runstore.write_run(results_dir(directory), name or trainer.config.experiment, KIND, meta, files)
+    return RUNS.save(meta, {"metrics.csv": trainer.records}, directory=directory,
+                     label=name or trainer.config.experiment)
 
 
 @dataclass
@@ -65,16 +71,13 @@ def load_run(path, root=None) -> SavedRun:
     """Read a run directory written by ``save_run``; ``RunFileError`` (a ``LabError``) names the file and the
     field when it is not one.  With ``root`` (what a dashboard passes: its runs directory), ``path`` may be a
     run's name and anything outside ``root`` is refused (``runstore.resolve_run``)."""
-    path = runstore.resolve_run(path, root) if root is not None else Path(path)
-    meta = runstore.read_meta(path, KIND, FIELDS)
-    metrics = runstore.read_csv(path, "metrics.csv", COLUMNS, integer=("run", "step"),
-                                numeric=("dist_from_init", "dist_from_E", "loss", "accuracy"), boolean=("diverged",))
-    return SavedRun(path, meta, metrics)
+    run = RUNS.read(path, root)
+    return SavedRun(run.path, run.meta, run.tables["metrics.csv"])
 
 
 def list_runs(directory=None, trained_only: bool = False) -> list[Path]:
     """Saved run directories, newest first (never a half-written one).  ``trained_only``: leave out runs stopped
     before their first step (``steps_done`` 0: nothing to draw; what the panes list).  A run whose record cannot
     be read stays listed, so that loading it says what is wrong."""
-    runs = runstore.list_run_dirs(results_dir(directory))
+    runs = RUNS.list(directory)
     return [p for p in runs if not trained_only or runstore.meta_number(p, "steps_done") != 0]

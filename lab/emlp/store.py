@@ -1,6 +1,6 @@
 """Saving and reloading ``emlp`` runs: ``config.json`` + ``results.csv`` + ``curves.csv``.
 
-The writing, naming, listing and checking live in ``lab.runstore``; this module says what an emlp run holds.
+``RUNS`` declares what an emlp run holds; writing, naming, listing and checking are ``lab.runstore``'s.
 ``config.json`` has ``config``, ``status`` and ``summary`` (the ``--json`` object); ``results.csv`` one row per
 (model, size, seed) with its final numbers; ``curves.csv`` the train/test curves (one row per recorded epoch);
 for the pendulum ``rollouts.npz``, one held-out rollout per row: ``rows`` (their indices in ``results.csv``),
@@ -17,28 +17,28 @@ import pandas as pd
 from .. import runstore
 
 KIND = "emlp"
-FIELDS = {"config": ("object", True), "status": ("string", True), "summary": ("object", True)}
+FIELDS = runstore.META_FIELDS
+ROLLOUTS = "rollouts.npz"
+RUNS = runstore.RunKind(KIND, tables=(runstore.Table("results.csv"), runstore.Table("curves.csv")),
+                        arrays=(runstore.Arrays(ROLLOUTS, (("rows", 1), ("times", 1), ("states", 4), ("lz", 3))),),
+                        label=lambda c: c.get("task", "emlp"))
 
 
 def emlp_dir(directory=None) -> Path:
     """``directory``, else ``$LAB_RESULTS_DIR/emlp``, else the per-user data directory's ``emlp``."""
-    return runstore.runs_root(directory, env_sub="emlp", user_sub="emlp")
+    return RUNS.directory(directory)
 
 
 def list_emlp(directory=None) -> list[Path]:
-    return runstore.list_run_dirs(emlp_dir(directory))
+    return RUNS.list(directory)
 
 
 def save_emlp(config: dict, rows: list[dict], curves: list[dict], summary: dict, directory=None,
               status: str = "finished", rollouts: dict | None = None) -> Path:
     """Write a run atomically under a unique name in ``emlp_dir(directory)``; returns its directory.
     ``rollouts``: ``{"rows", "times", "states", "lz"}`` arrays (the module docstring), or None."""
-    files = {"results.csv": lambda p: pd.DataFrame(rows).to_csv(p, index=False),
-             "curves.csv": lambda p: pd.DataFrame(curves).to_csv(p, index=False)}
-    if rollouts is not None:
-        files["rollouts.npz"] = lambda p: np.savez_compressed(p, **{k: np.asarray(v) for k, v in rollouts.items()})
-    meta = {"config": config, "status": status, "summary": summary}
-    return runstore.write_run(emlp_dir(directory), config.get("task", "emlp"), KIND, meta, files)
+    return RUNS.save({"config": config, "status": status, "summary": summary},
+                     {"results.csv": rows, "curves.csv": curves}, {ROLLOUTS: rollouts}, directory=directory)
 
 
 @dataclass
@@ -53,22 +53,19 @@ class SavedEMLP:
 def load_emlp(path, root=None) -> SavedEMLP:
     """Read a run written by ``save_emlp``; ``RunFileError`` names the file and field when it is not one.  With
     ``root``, only a run inside that directory."""
-    path = runstore.resolve_run(path, root) if root is not None else Path(path)
-    meta = runstore.read_meta(path, KIND, FIELDS)
-    results = runstore.read_csv(path, "results.csv")
-    return SavedEMLP(path, meta, results, runstore.read_csv(path, "curves.csv"), _rollouts(path, len(results)))
+    run = RUNS.read(path, root)
+    results = run.tables["results.csv"]
+    return SavedEMLP(run.path, run.meta, results, run.tables["curves.csv"], _rollouts(run, len(results)))
 
 
-def _rollouts(path: Path, n_rows: int) -> dict | None:
+def _rollouts(run: runstore.SavedRun, n_rows: int) -> dict | None:
     """``rollouts.npz`` checked: shapes that agree with each other and row indices inside ``results.csv``."""
-    rows = runstore.read_npz(path, "rollouts.npz", "rows", ndim=1)
+    out = {k: run.arrays[k] for k in ("rows", "times", "states", "lz")}
+    rows = out["rows"]
     if rows is None:
         return None
-    out = {"rows": rows, "times": runstore.read_npz(path, "rollouts.npz", "times", ndim=1),
-           "states": runstore.read_npz(path, "rollouts.npz", "states", ndim=4),
-           "lz": runstore.read_npz(path, "rollouts.npz", "lz", ndim=3)}
     n, T = len(rows), len(out["times"])
-    file = Path(path) / "rollouts.npz"
+    file = run.path / ROLLOUTS
     if out["states"].shape != (n, 2, T, 12) or out["lz"].shape != (n, 2, T):
         raise runstore.RunFileError(file, "states", f"shapes {out['states'].shape} and {out['lz'].shape} do not "
                                                     f"fit {n} rows of {T} times")

@@ -338,7 +338,7 @@ FAMILY = Family(
     pane="lab.dashboard.bounds:GeneralizationBounds", tab=80, run_css=".bnd",
     claims=("lab.reproduce.bounds",),
     name="bounds", title="Generalization bounds", config=BoundsConfig, run=run, summary=summary, text=text, save=save,
-    load=load, results_dir=results_dir, cli_saves=True,
+    load=load, results_dir=results_dir, cli_saves=True, runs="lab.bounds.store:RUNS",
     help="PAC-Bayes compression bounds: is the equivariant model more compressible, hence provably better?",
     description="Thesis chapter 5: train in a random subspace theta = theta_0 + P w, quantize w with learned levels, "
                 "arithmetic-code it, and bound the error with Catoni's PAC-Bayes bound under the universal prior "

@@ -20,6 +20,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from .. import runstore
 from ..config import Config, ConfigError, option
 from .family import Family, progress_record
 
@@ -378,26 +379,17 @@ def save(result: DiscoveryResult, directory=None):
     """``config.json`` (config, status, summary) + ``generators.npz`` (A and B stacked), atomically."""
     import numpy as np
 
-    from .. import runstore
-
     s = summary(result)
     A = np.array([a for a, _ in result.generators]) if result.generators else np.zeros((0, 0, 0))
     B = np.array([b for _, b in result.generators]) if result.generators else np.zeros((0, 0, 0))
     meta = {"config": result.config.to_dict(), "status": result.status, "summary": s}
-    return runstore.write_run(results_dir(directory), f"{result.config.task}-{result.config.method}", "discovery",
-                              meta, {"generators.npz": lambda p: np.savez(p, A=A, B=B)})
+    return RUNS.save(meta, arrays={"generators.npz": {"A": A, "B": B}}, directory=directory)
 
 
 def load(path, root=None):
     """``(meta, A, B)`` of a saved run (checked; ``RunFileError`` naming the file otherwise)."""
-    from pathlib import Path
-
-    from .. import runstore
-
-    path = runstore.resolve_run(path, root) if root is not None else Path(path)
-    meta = runstore.read_meta(path, "discovery", {"config": ("object", True), "status": ("string", True),
-                                                   "summary": ("object", True)})
-    return meta, runstore.read_npz(path, "generators.npz", "A", 3), runstore.read_npz(path, "generators.npz", "B", 3)
+    run = RUNS.read(path, root)
+    return run.meta, run.arrays["A"], run.arrays["B"]
 
 
 def learned_rep(path, name: str = "LearnedV", tol: float | None = None, root=None):
@@ -415,10 +407,14 @@ def learned_rep(path, name: str = "LearnedV", tol: float | None = None, root=Non
     return register_rep(name, vin, replace=True)
 
 
-def results_dir(directory=None):
-    from .. import runstore
+#: a saved run: ``config.json`` + ``generators.npz`` (the learned generators of the input and output, stacked)
+RUNS = runstore.RunKind("discovery",
+                        arrays=(runstore.Arrays("generators.npz", (("A", 3), ("B", 3)), compressed=False),),
+                        label=lambda c: f"{c.get('task', '')}-{c.get('method', '')}")
 
-    return runstore.runs_root(directory, env_sub="discovery", user_sub="discovery")
+
+def results_dir(directory=None):
+    return RUNS.directory(directory)
 
 
 FAMILY = Family(
@@ -426,7 +422,7 @@ FAMILY = Family(
     pane="lab.dashboard.discovery:SymmetryDiscovery", tab=40, run_css=".disc",
     claims=("lab.reproduce.discovery",),
     name="discovery", title="Symmetry discovery", config=DiscoveryConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.experiments.discovery:RUNS",
     help="learn Lie-algebra generators from data and hand them to the engine with an explicit tolerance",
     description="Fit an MLP to samples of a task, learn k Lie-algebra generators along which its Lie derivative "
                 "vanishes, keep those below the threshold (none when nothing falls below it), and report their "

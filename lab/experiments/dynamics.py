@@ -198,7 +198,7 @@ FAMILY = Family(
     papers=(("dynamics", "Optimization Dynamics of Equivariant and Augmented Neural Networks "
                           "(Nordenfors, Ohlsson & Flinth)"),),
     name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.dynamics.store:RUNS",
     help="train nominal / augmented / equivariant models and measure drift from E",
     description="Nordenfors et al.: the same MLP trained several ways from the same equivariant start; reports "
                 "||A - A0|| and ||Pi_perp A|| (medians over runs, final step).")

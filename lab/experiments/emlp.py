@@ -427,7 +427,7 @@ FAMILY = Family(
     papers=(("thesis", "Understanding and Incorporating Mathematical Inductive Biases in "
                           "Neural Networks (Finzi, PhD thesis, NYU 2023)"),),
     name="emlp", title="Equivariant models", config=EMLPConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.emlp.store:RUNS",
     help="train EMLP, MLP and MLP-Aug on the thesis's chapter-2 tasks over dataset sizes",
     description="Finzi's thesis, chapter 2: equivariant MLPs built from the solved bases (lab.nn) against an MLP "
                 "and an MLP trained with augmentation, test MSE against the training-set size (Figure 2.5) and "

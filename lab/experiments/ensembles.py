@@ -507,7 +507,7 @@ FAMILY = Family(
     claims=("lab.reproduce.ensembles",),
     papers=(("ensembles", "Ensembles Learn Equivariance Through Data Augmentation (Nordenfors, poster)"),),
     name="ensembles", title="Ensembles", config=EnsemblesConfig, run=run, summary=summary, text=text, save=save,
-    load=load, results_dir=results_dir, cli_saves=True,
+    load=load, results_dir=results_dir, cli_saves=True, runs="lab.ensembles.store:RUNS",
     help="ensembles trained under augmentation become equivariant: the theorem's two assumptions tested",
     description="Nordenfors & Flinth: if the layer space is invariant and the initialisation invariantly "
                 "distributed, the ensemble mean trained under data augmentation is equivariant at every time. A pool "

@@ -63,6 +63,21 @@ class Family:
     claims: tuple[str, ...] = ()  # modules declaring its claims (``lab reproduce`` imports them, in this order)
     papers: tuple[tuple[str, str], ...] = ()  # (short name, title) of the papers its claims check
     run_css: str = ""  # the css prefix of its pane's Start button and status line (screenshots, browser tests)
+    runs: str = ""  # "module:NAME" of the ``lab.runstore.RunKind`` of its saved runs (imported when runs are read)
+
+    def __post_init__(self):
+        if self.runs and self.results_dir is None:  # where its runs live, from its RunKind
+            object.__setattr__(self, "results_dir", lambda directory=None: self.run_kind.directory(directory))
+
+    @property
+    def run_kind(self):
+        """Its saved runs' ``lab.runstore.RunKind`` (``runs`` imported), or None when it keeps no runs."""
+        if not self.runs:
+            return None
+        import importlib
+
+        module, _, name = self.runs.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     @property
     def command_name(self) -> str:

@@ -562,7 +562,7 @@ FAMILY = Family(
     pane="lab.dashboard.equivariance_meter:EquivarianceMeter", tab=60, run_css=".meter",
     claims=("lab.reproduce.meter",),
     name="meter", title="Equivariance meter", config=MeterConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.meter.store:RUNS",
     help="the Lie derivative of a model: how equivariant it is, and which layer breaks it (thesis ch. 4)",
     description="Finzi's thesis, chapter 4: the local equivariance error LEE = E|L_X f|^2 / dim(out) (eq. 4.4) of a "
                 "small digits CNN trained here (strided, blurred or smooth) under an image transformation, with "

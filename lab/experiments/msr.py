@@ -166,7 +166,7 @@ FAMILY = Family(
     claims=("lab.reproduce.msr",),
     papers=(("msr", "Meta-Learning Symmetries with Sparse Reparametrization (student report)"),),
     name="msr", title="Meta-learned sharing", config=MSRConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.sharing.store:RUNS",
     help="meta-learn a symmetry matrix U with sparsity (Zhou et al.; MSR report)",
     description="MAML over locally connected task families; test loss with and without sparsity and of a fully "
                 "connected meta-learner.")

@@ -439,7 +439,7 @@ FAMILY = Family(
     pane="lab.dashboard.rpp_regimes:RPPRegimes",
     claims=("lab.reproduce.rpp",),
     name="rpp", title="Residual pathway priors", config=RPPConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.rpp.store:RUNS",
     help="MLP, EMLP and RPP-EMLP where the symmetry is exact, approximate or misspecified (thesis ch. 3)",
     description="Finzi's thesis, chapter 3 (Figure 3.2): residual pathway priors. MLP, EMLP and RPP-EMLP (an "
                 "EMLP with a free pathway in every layer and a prior favouring the equivariant one) on data whose "

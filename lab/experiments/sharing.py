@@ -270,7 +270,7 @@ FAMILY = Family(
     claims=("lab.reproduce.sharing",),
     papers=(("sharing", "Equivariance Discovery by Learned Parameter-Sharing (Yeh et al., poster)"),),
     name="sharing", title="Sharing discovery", config=SharingConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True,
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.sharing.store:RUNS",
     help="learn a parameter-sharing matrix A from data (Yeh et al.)",
     description="Bi-level learning of vec(W) = A psi (Yeh et al.), faithful by default: the poster's objective "
                 "(validation loss + entropy + nuclear norm) with the reference code's optimiser settings, argmax "

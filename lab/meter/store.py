@@ -1,7 +1,7 @@
 """Saving and reloading ``lab lie-derivative`` runs, the measured model's weights included: ``config.json`` +
 ``layers.csv`` + ``generators.csv`` + ``weights.npz``.
 
-The writing, naming, listing and checking live in ``lab.runstore``; this module says what a meter run holds.
+``RUNS`` declares what a meter run holds; writing, naming, listing and checking are ``lab.runstore``'s.
 ``config.json`` has ``config``, ``status``, ``summary`` (the ``--json`` object), ``model_kind`` (cnn, emlp, mlp) and
 ``preset`` (the ``lab.experiments.meter.MODELS`` entry the model was built as); ``layers.csv`` the layer-wise rows
 (``--layerwise``; else no rows), ``generators.csv`` the presets' per-generator rows; ``weights.npz`` the model's
@@ -22,18 +22,20 @@ from .. import runstore
 from ..errors import RunFileError
 
 KIND = "meter"
-FIELDS = {"config": ("object", True), "status": ("string", True), "summary": ("object", True),
-          "model_kind": ("string", True), "preset": ("string", True)}
+FIELDS = {**runstore.META_FIELDS, "model_kind": ("string", True), "preset": ("string", True)}
 WEIGHTS = "weights.npz"
+RUNS = runstore.RunKind(KIND, FIELDS, tables=(
+    runstore.Table("layers.csv", ("name", "contribution"), numeric=("contribution",)),
+    runstore.Table("generators.csv", ("index", "lee"), integer=("index",), numeric=("lee",))))
 
 
 def meter_dir(directory=None) -> Path:
     """``directory``, else ``$LAB_RESULTS_DIR/meter``, else the per-user data directory's ``meter``."""
-    return runstore.runs_root(directory, env_sub="meter", user_sub="meter")
+    return RUNS.directory(directory)
 
 
 def list_meter(directory=None) -> list[Path]:
-    return runstore.list_run_dirs(meter_dir(directory))
+    return RUNS.list(directory)
 
 
 def save_meter(config: dict, summary: dict, model_kind: str, preset: str, net=None, directory=None,
@@ -42,16 +44,15 @@ def save_meter(config: dict, summary: dict, model_kind: str, preset: str, net=No
     torch module, or None when the run stopped before it had one): its weights go to ``weights.npz``."""
     layers = [{k: v for k, v in r.items()} for r in summary.get("layers", [])]
     generators = list(summary.get("generators", []))
-    files = {"layers.csv": lambda p: pd.DataFrame(layers, columns=None if layers else ["name", "contribution"])
-             .to_csv(p, index=False),
-             "generators.csv": lambda p: pd.DataFrame(generators, columns=None if generators else ["index", "lee"])
-             .to_csv(p, index=False)}
+    tables = {"layers.csv": pd.DataFrame(layers, columns=None if layers else ["name", "contribution"]),
+              "generators.csv": pd.DataFrame(generators, columns=None if generators else ["index", "lee"])}
+    files = {}
     if net is not None:
         arrays = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
-        files[WEIGHTS] = lambda p: np.savez(p, **arrays)
+        files[WEIGHTS] = lambda p: np.savez(p, **arrays)  # uncompressed, any names: not a declared Arrays file
     meta = {"config": config, "status": status, "summary": summary, "model_kind": model_kind, "preset": preset}
     label = f"{config.get('model', 'meter') if preset == config.get('model') else preset}-{config.get('transform', '')}"
-    return runstore.write_run(meter_dir(directory), label, KIND, meta, files)
+    return RUNS.save(meta, tables, directory=directory, label=label, files=files)
 
 
 @dataclass
@@ -117,16 +118,9 @@ def _read_weights(path: Path) -> dict | None:
 def load_meter(path, root=None, weights: bool = False) -> SavedMeter:
     """Read a run written by ``save_meter``; ``RunFileError`` names the file and field when it is not one.  With
     ``root``, only a run inside that directory; with ``weights``, the model's arrays too."""
-    path = runstore.resolve_run(path, root) if root is not None else Path(path)
-    if not path.is_dir():
-        raise RunFileError(path, None, "no such saved run")
-    from ..limits import check_load
-
-    check_load(path)
-    meta = runstore.read_meta(path, KIND, FIELDS)
+    run = RUNS.read(path, root)
+    path, meta = run.path, run.meta
     if meta["model_kind"] not in ("cnn", "emlp", "mlp"):
         raise RunFileError(path / runstore.META, "model_kind", f"is {meta['model_kind']!r}: expected cnn, emlp or mlp")
-    layers = runstore.read_csv(path, "layers.csv", columns=("name", "contribution"), numeric=("contribution",))
-    generators = runstore.read_csv(path, "generators.csv", columns=("index", "lee"), integer=("index",),
-                                   numeric=("lee",))
-    return SavedMeter(path, meta, layers, generators, _read_weights(path) if weights else None)
+    return SavedMeter(path, meta, run.tables["layers.csv"], run.tables["generators.csv"],
+                      _read_weights(path) if weights else None)
