@@ -8,11 +8,13 @@ import sys
 
 def lazy_exports(package: str, names: dict[str, str]):
     """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps a public name to the submodule that
-    defines it; the first access imports the submodule and keeps the value in the package."""
+    defines it (``"module:attr"`` when it is named differently there); the first access imports the submodule and
+    keeps the value in the package."""
 
     def __getattr__(name: str):
         if name in names:
-            value = getattr(importlib.import_module(f"{package}.{names[name]}"), name)
+            module, _, attr = names[name].partition(":")
+            value = getattr(importlib.import_module(f"{package}.{module}"), attr or name)
             setattr(sys.modules[package], name, value)
             return value
         raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -12,7 +12,7 @@ import torch
 
 from lab.dynamics import DynamicsConfig, Trainer
 from lab.dynamics.experiments import build
-from lab.dynamics.mnist import load_mnist, read_idx
+from lab.data.mnist import load_mnist, read_idx
 from lab.dynamics.paper import PAPER, SMALL, markdown_table
 from lab.errors import LabError
 

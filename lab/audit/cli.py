@@ -1,7 +1,7 @@
 """``lab audit PATH|PRESET``: the glue between the command line and ``lab.audit.audit`` -- which model a target
 names, which group and reps it is audited against, and what the command prints and returns.
 
-A target is one of the meter family's matrix-group presets (``lab.experiments.meter.PRESETS``: ``emlp-o3``,
+A target is one of the meter family's matrix-group presets (``lab.meter.presets.PRESETS``: ``emlp-o3``,
 ``mlp-o3``, ...), built afresh at ``seed`` exactly as ``lab lie-derivative --model PRESET`` builds it, or the
 directory of a run saved by ``lab lie-derivative`` of such a preset, whose model is rebuilt from its preset and its
 saved weights loaded strictly from ``weights.npz`` (``lab.meter.store``: numpy arrays read without pickle, so
@@ -40,7 +40,7 @@ class Target:
 def load_target(target: str, seed: int = 0) -> Target:
     """The model ``target`` names: a meter preset built at weight seed ``seed``, or a saved ``lab lie-derivative``
     run of one (its own weights; ``seed`` does not apply).  ``AuditError`` (one line) when it is neither."""
-    from ..experiments.meter import PRESETS, build_model
+    from ..meter.presets import PRESETS, build_model
 
     if target in PRESETS:
         model, preset, source = build_model(target, seed), target, "preset"

@@ -8,7 +8,7 @@ MNIST files; nothing downloaded.
 * ``shuffled-pixels`` -- one fixed permutation of the 64 pixels applied to every image (Figure 5.3 centre): the
   images keep their information but lose their spatial structure;
 * ``shuffled-labels`` -- the training labels randomly permuted (Figure 5.3 right): nothing to learn that generalizes;
-* ``mnist`` -- MNIST's train (bounded) and t10k (tested) sets from the user's IDX files (``lab.dynamics.mnist``).
+* ``mnist`` -- MNIST's train (bounded) and t10k (tested) sets from the user's IDX files (``lab.data.mnist``).
 """
 from __future__ import annotations
 
@@ -69,14 +69,14 @@ def bound_data(name: str = "digits", seed: int = 0, rotation: str = "c4", data_d
     if name == "mnist":
         if data_dir is None:
             raise BoundsError("--data mnist needs --data-dir DIR (the directory of MNIST's IDX files)")
-        from ..dynamics.mnist import load_mnist
+        from ..data.mnist import load_mnist
 
         xtr, ytr = load_mnist(data_dir, "train", size=28)
         xte, yte = load_mnist(data_dir, "t10k", size=28)
         x_train, y_train = torch.as_tensor(xtr, dtype=torch.float32)[:, None], torch.as_tensor(ytr).long()
         x_test, y_test = torch.as_tensor(xte, dtype=torch.float32)[:, None], torch.as_tensor(yte).long()
     else:
-        from ..dynamics.data import digits
+        from ..data.digits import digits
 
         X, y = digits()
         X, y = torch.as_tensor(X, dtype=torch.float32)[:, None], torch.as_tensor(y).long()

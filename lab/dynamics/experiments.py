@@ -15,7 +15,7 @@ import torch
 from ..errors import LabError
 from ..groups import parse_group
 from ..groups.base import Group
-from . import data
+from .. import data
 from .config import EXPERIMENTS, SCALES
 from .paper import setting
 from .model import LayerSpec
@@ -83,7 +83,7 @@ def trans(scale="small", seed=0, group=None, images=None, channels=None, data_di
     images = images or (setting("trans", scale, "data_size") if scale != "paper" or data_dir else None)
     ch = _channels("trans", scale, channels)
     if data_dir is not None:
-        from .mnist import load_mnist
+        from ..data.mnist import load_mnist
 
         side = size or setting("trans", "paper", "image_size")
         X, y = load_mnist(data_dir, "t10k", size=side)

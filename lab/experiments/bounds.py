@@ -100,7 +100,7 @@ class BoundsConfig(Config):
         if self.data == "mnist":
             if self.data_dir is None:
                 raise ConfigError("--data mnist needs --data-dir DIR (the directory of MNIST's IDX files)")
-            from ..dynamics.mnist import MnistError, find
+            from ..data.mnist import MnistError, find
 
             try:
                 for split in ("train", "t10k"):

@@ -20,7 +20,6 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from .. import runstore
 from ..config import Config, ConfigError, option
 from .family import Family, progress_record
 
@@ -379,6 +378,8 @@ def save(result: DiscoveryResult, directory=None):
     """``config.json`` (config, status, summary) + ``generators.npz`` (A and B stacked), atomically."""
     import numpy as np
 
+    from ..discovery.store import RUNS
+
     s = summary(result)
     A = np.array([a for a, _ in result.generators]) if result.generators else np.zeros((0, 0, 0))
     B = np.array([b for _, b in result.generators]) if result.generators else np.zeros((0, 0, 0))
@@ -388,6 +389,8 @@ def save(result: DiscoveryResult, directory=None):
 
 def load(path, root=None):
     """``(meta, A, B)`` of a saved run (checked; ``RunFileError`` naming the file otherwise)."""
+    from ..discovery.store import RUNS
+
     run = RUNS.read(path, root)
     return run.meta, run.arrays["A"], run.arrays["B"]
 
@@ -407,13 +410,9 @@ def learned_rep(path, name: str = "LearnedV", tol: float | None = None, root=Non
     return register_rep(name, vin, replace=True)
 
 
-#: a saved run: ``config.json`` + ``generators.npz`` (the learned generators of the input and output, stacked)
-RUNS = runstore.RunKind("discovery",
-                        arrays=(runstore.Arrays("generators.npz", (("A", 3), ("B", 3)), compressed=False),),
-                        label=lambda c: f"{c.get('task', '')}-{c.get('method', '')}")
-
-
 def results_dir(directory=None):
+    from ..discovery.store import RUNS
+
     return RUNS.directory(directory)
 
 
@@ -422,7 +421,7 @@ FAMILY = Family(
     pane="lab.dashboard.discovery:SymmetryDiscovery", tab=40, run_css=".disc",
     claims=("lab.reproduce.discovery",),
     name="discovery", title="Symmetry discovery", config=DiscoveryConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.experiments.discovery:RUNS",
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.discovery.store:RUNS",
     help="learn Lie-algebra generators from data and hand them to the engine with an explicit tolerance",
     description="Fit an MLP to samples of a task, learn k Lie-algebra generators along which its Lie derivative "
                 "vanishes, keep those below the threshold (none when nothing falls below it), and report their "

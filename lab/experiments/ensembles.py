@@ -130,7 +130,7 @@ class EnsemblesConfig(Config):
         if self.data is not None:
             if self.task != "digits":
                 raise ConfigError(f"--data applies to --task digits (MNIST), not {self.task}")
-            from ..dynamics.mnist import MnistError, find
+            from ..data.mnist import MnistError, find
 
             try:
                 for split in ("train", "t10k"):
@@ -325,7 +325,7 @@ def _digits_task(config: EnsemblesConfig, device) -> dict:
 
 def digits_or_mnist(config: EnsemblesConfig):
     """The images of the digits task: scikit-learn's digits split at the seed (``lab.meter.cnn.digits_data``), or,
-    with ``--data``, MNIST's train and t10k sets from the user's IDX files at ``MNIST_SIDE`` (``lab.dynamics.mnist``),
+    with ``--data``, MNIST's train and t10k sets from the user's IDX files at ``MNIST_SIDE`` (``lab.data.mnist``),
     in the same ``DigitsData`` form (its ``noise`` then has MNIST's pixel statistics)."""
     import torch
 
@@ -333,7 +333,7 @@ def digits_or_mnist(config: EnsemblesConfig):
 
     if config.data is None:
         return digits_data(config.seed)
-    from ..dynamics.mnist import load_mnist
+    from ..data.mnist import load_mnist
 
     xtr, ytr = load_mnist(config.data, "train", size=MNIST_SIDE)
     xte, yte = load_mnist(config.data, "t10k", size=MNIST_SIDE)

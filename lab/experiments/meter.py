@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config, ConfigError, option
+from ..meter.presets import (BATCH, CNN_MODELS, EPOCHS, LR, MODELS, PRESET_CHANNELS,  # noqa: F401 (re-exported)
+                             PRESET_LAYERS, PRESETS, WIDTH, Preset, build_model)
 from .family import Family, progress_record
 
 # These lists are ``lab.meter``'s, spelled here because ``lab --help`` imports no torch (and ``lab.meter`` does);
 # tests/test_meter_family.py checks that they agree.
-#: ``lab.meter.cnn.MODELS``
-CNN_MODELS = ("cnn-stride", "cnn-blur", "cnn-smooth", "cnn-blur-smooth")
 #: ``lab.meter.transforms.TRANSFORMS``: image flows (pixels, radians, log-scale, ...)
 IMAGE_TRANSFORMS = ("translate-x", "translate-y", "rotate", "scale", "shear", "hyperbolic", "stretch", "brighten")
 #: ``lab.meter.aliasing.INPUTS``
@@ -61,38 +61,12 @@ GENERATORS = "generators"
 TRANSFORMS = (*IMAGE_TRANSFORMS, GENERATORS)
 #: the digits class kept out of training (the ``heldout`` inputs), the aliasing study's default
 HOLDOUT = 9
-#: the CNN's channels and training (``lab.meter.cnn.DEFAULT_WIDTH``, ``DEFAULT_EPOCHS``, ``DEFAULT_BATCH``,
-#: ``DEFAULT_LR``: the aliasing study's, so that a model trained here is the study's model of that seed)
-WIDTH, EPOCHS, BATCH, LR = 16, 100, 64, 3e-3
 #: sampled group elements of the discrete check (after the group's own discrete generators)
 DISCRETE_ELEMENTS = 8
-#: the presets' width and depth: small, so that a measurement takes a second
-PRESET_CHANNELS, PRESET_LAYERS = 32, 2
 #: memory of a measurement per activation value, in float64 values: primal and tangent of every layer's output,
 #: the layer-wise split's recorded inputs, own Lie derivatives and downstream tangents, autograd's graph for the
 #: double-backward path (EMLP's bilinear layer): a generous bound, not a measurement
 MEMORY_FACTOR = 8
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A matrix-group model of the meter: an EMLP (or the same-size MLP) ``rep_in -> rep_out`` over ``group``."""
-
-    kind: str  # "emlp" or "mlp"
-    group: str
-    rep_in: str
-    rep_out: str
-    description: str
-
-
-PRESETS: dict[str, Preset] = {
-    "emlp-o3": Preset("emlp", "O(3)", "2*V", "Scalar+V", "EMLP 2*V -> Scalar+V over O(3) (3 generators, a reflection)"),
-    "emlp-so2": Preset("emlp", "SO(2)", "2*V", "Scalar+V", "EMLP 2*V -> Scalar+V over SO(2) (1 generator)"),
-    "emlp-s4": Preset("emlp", "S(4)", "V", "V", "EMLP V -> V over S(4) (finite: 2 discrete generators)"),
-    "mlp-o3": Preset("mlp", "O(3)", "2*V", "Scalar+V", "an MLP with emlp-o3's reps (not equivariant)"),
-    "mlp-s4": Preset("mlp", "S(4)", "V", "V", "an MLP with emlp-s4's reps (not equivariant)"),
-}
-MODELS = (*CNN_MODELS, *PRESETS)
 
 
 def _model_help() -> str:
@@ -244,26 +218,6 @@ class MeterConfig(Config):
         if self.is_path():
             return self.saved().module
         return build_model(self.model, self.seed, classes)
-
-
-def build_model(name: str, seed: int = 0, classes: int = 9):
-    """A ``MODELS`` entry as a torch module: a CNN variant (``lab.meter.cnn.build``, float32, for training) or a
-    preset (float64, weights drawn at ``seed``)."""
-    import torch
-
-    if name in CNN_MODELS:
-        from ..meter.cnn import build
-
-        return build(name, WIDTH, classes, seed)
-    p = PRESETS[name]
-    from ..groups import parse_group
-    from ..nn.models import EMLP, MLP
-
-    cls = EMLP if p.kind == "emlp" else MLP
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(int(seed))
-        return cls(p.rep_in, p.rep_out, parse_group(p.group), channels=PRESET_CHANNELS, layers=PRESET_LAYERS,
-                   dtype=torch.float64).eval()
 
 
 def _input_pool(data, name: str):

@@ -19,18 +19,24 @@
 
 A science package: torch and numpy, no UI; bad input raises ``MeterError`` (a ``LabError``).
 """
-from .layerwise import Decomposition, LayerContribution, ProbeNorm, layerwise_lie_derivative, probe_norms, \
-    select_modules
-from .lie import (METHODS, OUTPUTS, discrete_equivariance_errors, generator_lee, generator_lie_derivatives, jvp,
-                  lee, lee_per_input, lie_derivative)
-from .cnn import (LAYER_KINDS, MODEL_NAMES, MODELS, BlurPool, DigitsData, Trained, TrainSettings, build, digits_data,
-                  layer_kind, train)
-from .aliasing import (INPUTS, AliasingConfig, AliasingResult, input_sets, kind_contributions, kind_summary,
-                       lee_report, summarize, table)
-from .aliasing import run as aliasing_study
-from .example import cumulative_contributions, transformed_example
-from .transforms import (DEFAULT_INTERPOLATION, DEFAULT_PADDING, INTERPOLATIONS, PADDINGS, THESIS_SETTING,
-                         TRANSFORMS, UNITS, ImageTransform, MeterError)
+from ..lazy import lazy_exports
+
+#: the public names, each imported from its module on first use: torch loads only then, so the family's light
+#: modules (``presets``: what ``lab --help`` and the manifest read) import without it
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("Decomposition", "LayerContribution", "ProbeNorm", "layerwise_lie_derivative", "probe_norms",
+                     "select_modules"), "layerwise"),
+    **dict.fromkeys(("METHODS", "OUTPUTS", "discrete_equivariance_errors", "generator_lee",
+                     "generator_lie_derivatives", "jvp", "lee", "lee_per_input", "lie_derivative"), "lie"),
+    **dict.fromkeys(("LAYER_KINDS", "MODEL_NAMES", "MODELS", "BlurPool", "DigitsData", "Trained", "TrainSettings",
+                     "build", "digits_data", "layer_kind", "train"), "cnn"),
+    **dict.fromkeys(("INPUTS", "AliasingConfig", "AliasingResult", "input_sets", "kind_contributions",
+                     "kind_summary", "lee_report", "summarize", "table"), "aliasing"),
+    "aliasing_study": "aliasing:run",
+    **dict.fromkeys(("cumulative_contributions", "transformed_example"), "example"),
+    **dict.fromkeys(("DEFAULT_INTERPOLATION", "DEFAULT_PADDING", "INTERPOLATIONS", "PADDINGS", "THESIS_SETTING",
+                     "TRANSFORMS", "UNITS", "ImageTransform", "MeterError"), "transforms"),
+})
 
 __all__ = ["ImageTransform", "MeterError", "TRANSFORMS", "INTERPOLATIONS", "PADDINGS", "DEFAULT_INTERPOLATION",
            "DEFAULT_PADDING", "THESIS_SETTING", "UNITS", "METHODS", "OUTPUTS", "jvp", "lie_derivative", "lee",

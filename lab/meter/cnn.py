@@ -208,7 +208,7 @@ class DigitsData:
 def digits_data(seed: int = 0, test_fraction: float = 0.25, holdout: int | None = None) -> DigitsData:
     """scikit-learn's 1 797 bundled digits split by ``seed`` (a permutation of ``numpy.random.default_rng``):
     ``test_fraction`` of the kept classes for test; ``holdout`` (0-9 or None): a class kept out of both."""
-    from ..dynamics.data import digits
+    from ..data.digits import digits
 
     if not 0 < test_fraction < 1:
         raise MeterError(f"test_fraction must lie strictly between 0 and 1, got {test_fraction!r}")

@@ -753,7 +753,7 @@ def decompositions(profile) -> dict:
 def measure_zero(profile) -> Outcome:
     import torch
 
-    from ..experiments.meter import PRESET_CHANNELS, PRESET_LAYERS, build_model
+    from ..meter.presets import PRESET_CHANNELS, PRESET_LAYERS, build_model
     from ..groups import parse_group
     from ..nn.models import MLP
 
