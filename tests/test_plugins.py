@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -152,11 +153,14 @@ def guide_files() -> dict:
     return {m.group(1): m.group(2) for m in re.finditer(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", text, re.S)}
 
 
-def test_the_guide_builds_a_working_family(tmp_path, monkeypatch):
-    """docs/adding-a-family.md, step by step: its files written as shown, the package installed with pip (into a
-    directory of its own, so that this environment keeps no trace of it), and each console line it shows."""
+def install_guide_package(tmp_path) -> Path:
+    """The guide's files written as shown under ``tmp_path`` (its sweep file beside the package), the package
+    installed with pip into ``tmp_path / "site"`` (a directory of its own: this environment keeps no trace of it);
+    returns that directory, for ``PYTHONPATH``."""
     files = guide_files()
-    assert set(files) == {"pyproject.toml", "tinyfam/__init__.py", "tinyfam/pane.py", "tinyfam/claims.py"}
+    assert set(files) == {"pyproject.toml", "tinyfam/__init__.py", "tinyfam/pane.py", "tinyfam/claims.py",
+                          "tiny-sweep.yaml"}
+    (tmp_path / "tiny-sweep.yaml").write_text(files.pop("tiny-sweep.yaml"))
     package = tmp_path / "tinyfam-package"
     for path, text in files.items():
         (package / path).parent.mkdir(parents=True, exist_ok=True)
@@ -167,6 +171,14 @@ def test_the_guide_builds_a_working_family(tmp_path, monkeypatch):
                          timeout=600)
     assert pip.returncode == 0, pip.stderr
     assert (site / "tinyfam-0.1.0.dist-info" / "entry_points.txt").is_file()
+    return site
+
+
+def test_the_guide_builds_a_working_family(tmp_path, monkeypatch):
+    """docs/adding-a-family.md, step by step: its files written as shown, the package installed with pip (into a
+    directory of its own, so that this environment keeps no trace of it), and each console line it shows."""
+    site = install_guide_package(tmp_path)
+    sweep_file = tmp_path / "tiny-sweep.yaml"
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path / "results"))  # where the commands below save their runs
     run = _lab(site, "tiny", "--n", "5", "--json")
     assert run.returncode == 0 and run.stderr == "", run.stderr
@@ -181,6 +193,13 @@ def test_the_guide_builds_a_working_family(tmp_path, monkeypatch):
     assert re.fullmatch(rf"{saved.name}\s+tiny\s+5\s+finished", line), line
     bad = _lab(site, "tiny", "--n", "0")
     assert bad.returncode == 2 and bad.stderr.strip() in open(GUIDE, encoding="utf-8").read()
+    sweep = _lab(site, "sweep", str(sweep_file), "--workers", "1", "--json")  # the plugin on a Dask worker
+    assert sweep.returncode == 0, sweep.stderr
+    report = json.loads(sweep.stdout)
+    assert (report["done"], report["failed"]) == (3, 0), report
+    points = [p for p in (Path(report["store"]) / "runs").iterdir() if not p.name.startswith(".")]
+    runs = [json.loads((p / "config.json").read_text()) for p in points]  # each saved as the command saves it
+    assert sorted(r["config"]["n"] for r in runs) == [2, 3, 4] and {r["kind"] for r in runs} == {"tiny"}
     listed = _lab(site, "reproduce", "--list")
     assert listed.stdout.splitlines()[-1].startswith("tiny-squares-grow ")
     rep = _lab(site, "reproduce", "--quick", "--only", "tiny-squares-grow", "--out", str(tmp_path / "r"), "--json")
