@@ -190,7 +190,7 @@ def test_orbit_basis_stays_sparse():
 
 
 def test_direct_sums_split_into_blocks_solved_once(monkeypatch):
-    import lab.solvers as solvers
+    import lab.solvers.solution as solvers
 
     calls = []
     real = solvers.dense_basis

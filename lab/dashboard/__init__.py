@@ -1,66 +1,8 @@
 """The Panel dashboard: a template app whose tabs are panes, one module each.
 
 A family's tab comes from its manifest (``Family.pane``, ``Family.tab``: ``lab.experiments.plugins.tabs``); a
-pane class builds ``main`` and ``sidebar``.
+pane class builds ``main`` and ``sidebar``.  ``app`` builds the page (``build_app``, what ``app.py`` serves).
 """
-from __future__ import annotations
+from .app import ABOUT, PANES, SHELL_PANES, TABS_CSS, _load, build_app  # noqa: F401
 
-#: the dashboard's own tabs (not a family's), after the families'
-SHELL_PANES = [("Sweeps", "lab.dashboard.sweeps:Sweeps")]
-
-
-def _panes() -> list[tuple[str, str]]:
-    from ..experiments import FAMILIES
-    from ..experiments.plugins import tabs
-
-    return tabs(FAMILIES) + SHELL_PANES
-
-
-#: (tab title, ``module:Class``): every family's tab (its manifest's ``pane`` and ``tab``), then the shell's
-PANES: list[tuple[str, str]] = _panes()
-
-
-#: the tab titles wrap onto a second row when they do not fit the page's width (Bokeh's own header scrolls
-#: sideways with no visible scroll bar, hiding the last tabs at 1280 px)
-TABS_CSS = ":host .bk-headers-wrapper { flex-wrap: wrap; }"
-
-
-def _load(spec: str):
-    import importlib
-
-    module, name = spec.split(":")
-    return getattr(importlib.import_module(module), name)
-
-
-ABOUT = (
-    "A layer W: V_in → V_out is *equivariant* when ρ_out(g) W = W ρ_in(g) for every group element g. The lab "
-    "solves this linear constraint for a basis of all such layers, trains models with and without the "
-    "symmetry, and learns the sharing pattern from data.\n\n"
-    "In the basis pictures, entries of one colour share one parameter; blank entries are forced to zero.\n\n"
-    "Groups: `S(5)`, `Z(8)*Z(8)`, `SO(3)`, `O13()`, `RubiksCube()` …  \n"
-    "Reps: `V`, `T(2)+3*V`, `T(1,1)`, `V**2`.")
-
-
-def build_app():
-    """The dashboard: a FastListTemplate whose sidebar holds the active tab's controls (see ``layout``)."""
-    import panel as pn
-
-    from .layout import SIDEBAR_WIDTH
-    from .theme import template_style, template_theme
-
-    pn.extension(notifications=True)
-    theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
-    panes = [(title, _load(spec)()) for title, spec in PANES]
-    tabs = pn.Tabs(*[(title, pane.main) for title, pane in panes], dynamic=True, sizing_mode="stretch_width",
-                   css_classes=["lab-tabs"], stylesheets=[TABS_CSS])
-    controls = pn.Column(panes[0][1].sidebar, sizing_mode="stretch_width", css_classes=["lab-controls"])
-
-    def show_controls(event):
-        controls.objects = [panes[event.new][1].sidebar]
-
-    tabs.param.watch(show_controls, "active")
-    about = pn.Card(pn.pane.Markdown(ABOUT, sizing_mode="stretch_width"), title="About the lab",
-                    collapsed=True, sizing_mode="stretch_width", margin=(20, 5, 5, 5))
-    # template_style: system fonts (the page asks no other host for anything), toggles whose on state shows
-    return pn.template.FastListTemplate(title="Symmetry Lab", **theme, **template_style(), sidebar=[controls, about],
-                                        main=[tabs], sidebar_width=SIDEBAR_WIDTH)
+__all__ = ["build_app", "PANES", "SHELL_PANES", "ABOUT", "TABS_CSS"]

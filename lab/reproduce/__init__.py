@@ -11,26 +11,5 @@ writes ``report.json`` and ``report.html``.
 >>> claim_ids()[:2]
 ['dyn-equi-in-E', 'dyn-aug-follows-equi-exact-orbit']
 """
-from __future__ import annotations
-
-from ..experiments import FAMILIES as _FAMILIES
-from ..experiments.plugins import claim_modules as _claim_modules
 from .claim import CLAIM_IDS, CLAIMS, KINDS, PAPERS, PROFILES, UNCOVERED, Claim, Null, Outcome, Profile, judge  # noqa: F401
-
-#: the modules that declare claims (the families' manifests: ``Family.claims``), imported on first use (they import
-#: torch when a claim runs, not here)
-CLAIM_MODULES = _claim_modules(_FAMILIES)
-
-
-def load_claims() -> dict:
-    """Import every claim module and return the registry (id -> Claim) in report order."""
-    import importlib
-
-    for name in CLAIM_MODULES:
-        importlib.import_module(name)
-    order = {cid: i for i, cid in enumerate(CLAIM_IDS)}
-    return dict(sorted(CLAIMS.items(), key=lambda kv: order.get(kv[0], len(order))))
-
-
-def claim_ids() -> list[str]:
-    return list(load_claims())
+from .registry import CLAIM_MODULES, claim_ids, load_claims  # noqa: F401
