@@ -10,12 +10,19 @@ from .threads import choose_wait_policy as _choose_wait_policy
 
 _choose_wait_policy()  # before anything imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
 
-from .errors import GroupError, LabError, MemoryLimitError, ParseError, RepError, SolverError
-from .groups import (C, D, GCNN, GROUPS, O, O13, SO, SO11p, SO13, SO13p, SU, U, Alt, C4Grid, Cube, DihedralPerm, DkeR3,
-                     GL, Group, O2eR3, P4Grid, RubiksCube, S, SL, SO2eR3, Sp, Trivial, Z, ZksZnxZn, group_catalog,
-                     parse_group)
-from .reps import Rep, Scalar, T, UserRep, V, Vstar, parse_rep, register_rep, regular_rep, so3_irrep
-from .solvers import Solution, solve
+from .lazy import lazy_exports
+
+# The public names load on first use: ``import lab`` (what ``lab --help`` and every submodule import pays) stays
+# light, and ``from lab import S, T`` loads the groups and representations then (scipy with them).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("GroupError", "LabError", "MemoryLimitError", "ParseError", "RepError", "SolverError"), "errors"),
+    **dict.fromkeys(("C", "D", "GCNN", "GROUPS", "O", "O13", "SO", "SO11p", "SO13", "SO13p", "SU", "U", "Alt", "C4Grid",
+                     "Cube", "DihedralPerm", "DkeR3", "GL", "Group", "O2eR3", "P4Grid", "RubiksCube", "S", "SL",
+                     "SO2eR3", "Sp", "Trivial", "Z", "ZksZnxZn", "group_catalog", "parse_group"), "groups"),
+    **dict.fromkeys(("Rep", "Scalar", "T", "UserRep", "V", "Vstar", "parse_rep", "register_rep", "regular_rep",
+                     "so3_irrep"), "reps"),
+    **dict.fromkeys(("Solution", "solve"), "solvers"),
+})
 
 __version__ = "0.1.0"
 

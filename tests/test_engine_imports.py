@@ -16,7 +16,7 @@ LAYERS = {  # what each engine package may import from the lab
     "lab.groups": {"lab.errors", "lab.limits", "lab.text", "lab.groups"},
     "lab.reps": {"lab.errors", "lab.limits", "lab.text", "lab.kron", "lab.groups", "lab.reps"},
     "lab.solvers": {"lab.errors", "lab.limits", "lab.text", "lab.kron", "lab.groups", "lab.reps", "lab.solvers",
-                    "lab.device"},
+                    "lab.device", "lab.lazy"},
 }
 
 

@@ -39,7 +39,7 @@ _SCALAR_FORM = ("Scalar",)
 
 # ---------------------------------------------------------------------- the solver extension point
 # Representations do not call the solvers (the solvers stand above them); ``lab.solvers`` installs its
-# ``solve`` here when it is imported, and ``lab`` imports it, so ``rep.solve()`` works for every user.
+# ``solve`` here when it is imported, and the first ``rep.solve()`` imports it when nothing is installed yet.
 _solver = None
 
 
@@ -50,8 +50,12 @@ def set_solver(fn) -> None:
 
 
 def _get_solver():
+    if _solver is None:  # the lab's own solvers, by name: they import this module, so not the other way round
+        import importlib
+
+        importlib.import_module("lab.solvers.solution")
     if _solver is None:
-        raise RepError("no solver is installed: import lab.solvers (importing lab does it) before rep.solve()")
+        raise RepError("no solver is installed: lab.solvers.solution did not install its solve")
     return _solver
 
 

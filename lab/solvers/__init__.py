@@ -14,10 +14,16 @@ A representation is split into its tensor blocks (thesis section 2.5.1); every d
 once (for orthogonal groups V* = V, so ``T(1,1)`` and ``T(2)`` are the same block).  The dense and Krylov
 solvers take the constraint operators from the block's leaves (``Leaf.generators``), so any
 representation works with them, a user's own included; orbit and subgroup are fast paths for blocks
-made of ``V`` and ``V*`` only.  Importing this package installs ``solve`` behind ``Rep.solve``.
+made of ``V`` and ``V*`` only.  ``lab.solvers.solution`` installs ``solve`` behind ``Rep.solve`` when it is
+imported (the first ``rep.solve()`` imports it).
 """
-from .solution import (BASES, SOLVER_VERSIONS, SOLVERS, VERSION, BlockResult, Solution, _applicable,  # noqa: F401
-                       _canonical_factors, _solve_block, cache_key, predict_seconds, solve)
+from ..lazy import lazy_exports
+from .choices import BASES, SOLVERS
+
+# ``solve`` and the rest load on first use (numpy, scipy, the solvers); the first ``rep.solve()`` loads them too
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
+    ("SOLVER_VERSIONS", "VERSION", "BlockResult", "Solution", "_applicable", "_canonical_factors", "_solve_block",
+     "cache_key", "predict_seconds", "solve"), "solution"))
 
 __all__ = ["solve", "Solution", "BlockResult", "SOLVERS", "BASES", "VERSION", "SOLVER_VERSIONS", "cache_key",
            "predict_seconds"]

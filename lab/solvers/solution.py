@@ -18,16 +18,13 @@ from . import cache as _cache
 from . import cost as _cost
 from . import memory
 from .canonical import canonical_basis
+from .choices import BASES, SOLVERS
 from .dense import dense_basis
 from .krylov import krylov_basis
 from .orbit import orbit_basis, orbit_matrix
 from .subgroup import subgroup_basis
 from .verify import check_block
 
-SOLVERS = ("auto", "orbit", "dense", "krylov", "subgroup")
-#: which basis of the solved space ``Solution.basis`` gives (and the plots draw): ``canonical`` -- the one a
-#: person would write down (``lab.solvers.canonical``), ``solver`` -- the solver's own orthonormal ``Q``
-BASES = ("canonical", "solver")
 VERSION = 2  # 2: leaves identified by value (user reps by their matrices), one generator form
 
 
