@@ -577,8 +577,6 @@ class RunKind:
         """Write a run atomically under a unique name; returns its directory.  ``tables``: file name -> rows (a
         declared ``Table``'s order applies); ``arrays``: npz file name -> ``{key: array}`` (a file left out or
         None is not written); ``files``: any other file name -> a function writing it."""
-        import numpy as np
-
         declared = {t.file: t for t in self.tables}
         out: dict[str, Callable[[Path], None]] = {}
         for fname, rows in (tables or {}).items():
