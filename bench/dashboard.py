@@ -94,7 +94,7 @@ def _time_changes(explorer, changes, repeats, cold=False):
 
 
 def basis_part(args) -> list[dict]:
-    from lab.dashboard.basis_explorer import BasisExplorer
+    from lab.basis.pane import BasisExplorer
 
     detached = BasisExplorer(preset="Custom")
     attached = BasisExplorer(preset="Custom")
@@ -210,7 +210,7 @@ def _headless(args, process: bool, threads: int | None) -> dict:
 
 def _with_pane(args, process: bool, threads: int | None, every_tick: bool, results: str) -> dict:
     """The Training dynamics pane, polled every PERIOD_MS."""
-    from lab.dashboard import training_dynamics as td
+    from lab.dynamics import pane as td
     from lab.dashboard.runner import PERIOD_MS
 
     mode = "process" if process else "thread"
@@ -277,7 +277,7 @@ def frame_costs(args, lengths=(100, 1_000, 10_000), repeats: int = 9) -> list[di
     flat in the history length (at most 2x from 100 to 10 000 steps)."""
     from bokeh.protocol import Protocol
 
-    from lab.dashboard import training_dynamics as td
+    from lab.dynamics import pane as td
     from lab.dashboard.live import LiveData
 
     pane = td.TrainingDynamics(results=tempfile.mkdtemp(prefix="lab-bench-runs-"), worker="process")
@@ -374,14 +374,14 @@ def training_part(args) -> list[dict]:
 
 
 def _sharing_config(args):
-    from lab.experiments.sharing import SharingConfig
+    from lab.sharing.family import SharingConfig
 
     return SharingConfig(task=args.sharing_task, steps=10_000_000).with_defaults()
 
 
 def _sharing_headless(args, process: bool) -> dict:
     """A sharing job alone, drained every FRAME_MS (the pane's period)."""
-    from lab.dashboard.sharing_discovery import FRAME_MS
+    from lab.sharing.pane import FRAME_MS
     from lab.jobs import Job
 
     job = Job("sharing", _sharing_config(args), process=process, threads=args.threads)
@@ -390,7 +390,7 @@ def _sharing_headless(args, process: bool) -> dict:
 
 def _sharing_pane(args, process: bool, results: str) -> dict:
     """The Sharing discovery pane, polled every FRAME_MS (its periodic callback)."""
-    from lab.dashboard import sharing_discovery as sd
+    from lab.sharing import pane as sd
 
     saved = sd.WORKER_THREADS
     sd.WORKER_THREADS = args.threads

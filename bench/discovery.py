@@ -39,8 +39,8 @@ def main(argv=None) -> int:
 
     from lab.discovery import algebra, learn
     from lab.discovery.tasks import TASKS, get_task
-    from lab.experiments.discovery import DiscoveryConfig
-    from lab.reproduce.discovery import QUICK
+    from lab.discovery.family import DiscoveryConfig
+    from lab.discovery.claims import QUICK
 
     torch.set_num_threads(1)
     rows = []

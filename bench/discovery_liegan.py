@@ -119,8 +119,8 @@ def main(argv=None) -> int:
     import torch
 
     from lab.discovery import algebra, learn
-    from lab.experiments.discovery import DiscoveryConfig
-    from lab.reproduce.discovery import QUICK
+    from lab.discovery.family import DiscoveryConfig
+    from lab.discovery.claims import QUICK
 
     torch.set_num_threads(1)
     rows = []

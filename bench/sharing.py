@@ -25,7 +25,7 @@ os.environ.setdefault("LAB_RESULTS_DIR", tempfile.mkdtemp(prefix="lab-bench-resu
 import numpy as np  # noqa: E402
 from bokeh.document import Document  # noqa: E402
 
-from lab.dashboard.sharing_discovery import FRAME_MS, SharingDiscovery  # noqa: E402
+from lab.sharing.pane import FRAME_MS, SharingDiscovery  # noqa: E402
 from lab.sharing.bilevel import learn_sharing  # noqa: E402
 from lab.sharing.tasks import GaussianTask, conv_task, group_task  # noqa: E402
 

@@ -124,7 +124,7 @@ def add_sweep_parser(sub) -> None:
 
 def add_audit_parser(sub) -> None:
     """``lab audit PATH|PRESET``: is a saved or preset matrix-group model equivariant (``lab.audit.cli``)."""
-    from .experiments.meter import PRESETS  # torch-free: the meter family spells its presets
+    from .meter.family import PRESETS  # torch-free: the meter family spells its presets
 
     sp = sub.add_parser("audit", help="audit a model's equivariance: exit 0 within tolerance, 3 when not",
                         description="Audit a model for equivariance (lab.audit): the relative Lie derivative along "
@@ -500,7 +500,7 @@ def run_command(command: str, args) -> int:
 
 
 def _presets() -> int:
-    from .presets import PRESETS
+    from .basis.presets import PRESETS
 
     for p in PRESETS.values():
         print(f"{p.name}:\n  lab basis '{p.group_text()}' '{p.rep_in} >> {p.rep_out}'\n  {p.blurb}")

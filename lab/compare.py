@@ -39,16 +39,41 @@ from . import runstore
 from .errors import LabError, RunFileError
 
 COLUMNS = ["run", "name", "metric", "series", "step", "value"]
-#: the kinds of saved runs that have curves to compare (method-2 runs are kept in the sharing store)
-KINDS = ("dynamics", "sharing")
-#: the setting a label starts with, per kind
-HEAD = {"dynamics": "experiment", "sharing": "task"}
+#: the columns of one run's curves (what a family's ``curves`` returns)
+CURVE_COLUMNS = ["metric", "series", "step", "value"]
 #: settings never shown in a label (bookkeeping, or repeated in another setting)
 HIDDEN = {"options", "run_ids"}
 #: at most this many differing settings in a label (then "+N more")
 MAX_SETTINGS = 4
 # the metrics' names and titles are the plots' (``lab.plots.style``): the plots import nothing from here
 from .plots.style import METRICS, OVER, SHOWN, metric_title  # noqa: E402,F401  (re-exported)
+
+
+def _families() -> dict:
+    from .experiments import FAMILIES
+
+    return FAMILIES
+
+
+def curve_kinds() -> tuple[str, ...]:
+    """The kinds of saved runs that have curves to compare: the families whose manifest declares ``curves``
+    (the lab's own: dynamics, and sharing, whose store keeps method 2's runs too)."""
+    return tuple(name for name, family in _families().items() if family.curves is not None)
+
+
+def head(kind: str) -> str:
+    """The setting a label starts with: the first option of the kind's family (dynamics: experiment; sharing:
+    task)."""
+    family = _families().get(kind)
+    return family.config.declarations()[0].name if family is not None else ""
+
+
+def __getattr__(name: str):
+    if name == "KINDS":  # the kinds with curves (derived from the manifests; was a constant)
+        return curve_kinds()
+    if name == "HEAD":  # the setting a label starts with, per kind
+        return {kind: head(kind) for kind in curve_kinds()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class CompareError(LabError, ValueError):
@@ -104,48 +129,15 @@ def run_kind(path) -> str:
     kind = meta.get("kind") if isinstance(meta, dict) else None
     if kind is None:
         kind = "dynamics" if (path / "metrics.csv").exists() else "sharing"
-    if kind not in KINDS:
-        raise RunFileError(meta_file, "kind", f"is {kind!r}: only saved dynamics and sharing runs have curves "
+    kinds = curve_kinds()
+    if kind not in kinds:
+        raise RunFileError(meta_file, "kind", f"is {kind!r}: only saved {' and '.join(kinds)} runs have curves "
                                               "to compare")
     return kind
 
 
-def _dynamics_curves(metrics: pd.DataFrame) -> pd.DataFrame:
-    from .dynamics.metrics import medians
-    from .plots.style import LABELS
-
-    med = medians(metrics)
-    order = {s: i for i, s in enumerate(LABELS)}  # nom, aug, equi, aug_penalty: the order the panes use
-    med = med.sort_values(["strategy", "step"], key=lambda c: c.map(order) if c.name == "strategy" else c,
-                          kind="stable")
-    parts = []
-    for metric, column in (("drift", "dist_from_E"), ("loss", "loss")):
-        parts.append(pd.DataFrame({"metric": metric, "series": med.strategy.map(lambda s: LABELS.get(s, s)),
-                                   "step": med.step, "value": med[column]}))
-    return pd.concat(parts, ignore_index=True)
-
-
-def _sharing_curves(history: pd.DataFrame) -> tuple[str, pd.DataFrame]:
-    """(method, curves) of a sharing store's run: method 1's losses and partition distance, or method 2's outer
-    losses per model; means over trials at each step."""
-    if history.empty:
-        return "sharing", _empty_curves()
-    if "outer_loss" in history.columns:
-        by = ["label", "step"] if "label" in history.columns else ["step"]
-        g = history.groupby(by, as_index=False, sort=False)["outer_loss"].mean()
-        series = g["label"] if "label" in g.columns else ""
-        return "msr", pd.DataFrame({"metric": "outer_loss", "series": series, "step": g.step,
-                                    "value": g.outer_loss})
-    parts = []
-    g = history.groupby("step", as_index=False).mean(numeric_only=True)
-    for column, metric, series in (("upper", "loss", "validation (upper)"), ("lower", "loss", "training (lower)"),
-                                   ("partition_distance", "partition_distance", "")):
-        if column in g.columns:
-            parts.append(pd.DataFrame({"metric": metric, "series": series, "step": g.step, "value": g[column]}))
-    return "sharing", pd.concat(parts, ignore_index=True) if parts else _empty_curves()
-
-
-def _empty_curves() -> pd.DataFrame:
+def empty_curves() -> pd.DataFrame:
+    """Curves with no rows, typed: what a run stopped before its first step has."""
     return pd.DataFrame({"metric": pd.Series(dtype=str), "series": pd.Series(dtype=str),
                          "step": pd.Series(dtype="int64"), "value": pd.Series(dtype=float)})
 
@@ -156,19 +148,10 @@ def read_run(path, root=None) -> RunCurves:
     ``RunFileError`` naming the file and the field."""
     path = runstore.resolve_run(path, root) if root is not None else Path(path)
     kind = run_kind(path)
-    if kind == "dynamics":
-        from .dynamics.store import load_run
-
-        run = load_run(path)
-        method, curves = "dynamics", _dynamics_curves(run.metrics)
-    else:
-        from .sharing.store import load_sharing
-
-        run = load_sharing(path)
-        method, curves = _sharing_curves(run.history)
-    config = run.meta.get("config") or {}
-    return RunCurves(name=Path(run.path).name, path=Path(run.path), kind=kind, method=method, config=config,
-                     status=str(run.meta.get("status", "?")), curves=curves.reset_index(drop=True))
+    method, curves, meta = _families()[kind].curves(path)
+    config = meta.get("config") or {}
+    return RunCurves(name=Path(path).name, path=Path(path), kind=kind, method=method, config=config,
+                     status=str(meta.get("status", "?")), curves=curves.reset_index(drop=True))
 
 
 def describe_run(path, families: dict) -> dict:
@@ -184,10 +167,10 @@ def describe_run(path, families: dict) -> dict:
     except (OSError, UnicodeDecodeError, ValueError):
         meta = None
     kind = meta.get("kind") if isinstance(meta, dict) else None
-    if kind is None or kind in KINDS:
+    if kind is None or kind in curve_kinds():
         run = read_run(path)
         return {"name": path.name, "path": str(path), "kind": run.kind,
-                "what": str(run.config.get(HEAD[run.kind], "?")), "status": run.status}
+                "what": str(run.config.get(head(run.kind), "?")), "status": run.status}
     family = families.get(kind)
     declared = [f for f in families.values() if f.runs and f.run_kind.kind == kind]
     if declared:
@@ -218,10 +201,9 @@ def _settings(config: dict, kind: str) -> dict:
     """The settings a label may name: the config's fields (those of a sharing run's task only), with a dynamics
     run's further experiment ``options`` flattened in."""
     config = dict(config) if isinstance(config, dict) else {}
-    if kind == "sharing" and config.get("task") != "msr":
-        from .experiments.sharing import SharingConfig
-
-        config = SharingConfig.applicable(config)
+    family = _families().get(kind)
+    if family is not None and family.applicable is not None:
+        config = family.applicable(config)
     out = {k: v for k, v in config.items() if k not in HIDDEN}
     options = config.get("options")
     if isinstance(options, dict):
@@ -241,15 +223,15 @@ def labels(configs: list[dict], names: list[str], kind: str) -> list[str]:
     """Short labels of runs compared with each other: the experiment or task, then the settings that differ
     between the runs (among those that apply to each; at most ``MAX_SETTINGS``), made unique by the time of
     saving or, failing that, the name (see the module docstring)."""
-    head = HEAD.get(kind, "")
+    first = head(kind)
     settings = [_settings(c, kind) for c in configs]
     keys: list[str] = []
     for s in settings:
-        keys.extend(k for k in s if k not in keys and k != head)
+        keys.extend(k for k in s if k not in keys and k != first)
     differ = [k for k in keys if len({_value(s[k]) for s in settings if k in s}) > 1]
     out = []
     for s in settings:
-        parts = [_value(s.get(head, "?"))] if head else []
+        parts = [_value(s.get(first, "?"))] if first else []
         shown = [k for k in differ if k in s]
         parts += [f"{k} {_value(s[k])}" for k in shown[:MAX_SETTINGS]]
         if len(shown) > MAX_SETTINGS:

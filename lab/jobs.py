@@ -22,7 +22,7 @@ tests pass a fake clock and check these numbers exactly).  No Panel here: the da
 ``lab.dashboard.runner.JobRunner`` drives a Job from a periodic callback; scripts call ``drain()`` and ``join()``
 directly.
 
->>> from lab.experiments.dynamics import DynamicsConfig
+>>> from lab.dynamics.family import DynamicsConfig
 >>> job = Job("dynamics", DynamicsConfig(experiment="custom", runs=1, steps=2, strategies=("nom",)))
 >>> job.start().join(120)
 True

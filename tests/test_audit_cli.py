@@ -14,7 +14,7 @@ import pytest
 
 from lab.audit import DEFAULT_INPUTS, DEFAULT_SAMPLES, TOLERANCE_FACTOR
 from lab.audit.cli import EXIT_NOT_EQUIVARIANT, EXIT_OK, load_target
-from lab.experiments.meter import FAMILY, MeterConfig, build_model
+from lab.meter.family import FAMILY, MeterConfig, build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"ok", "worst", "tolerance", "first_breaking_layer", "per_generator", "per_element", "layers", "group",

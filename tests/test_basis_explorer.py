@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from lab.dashboard.basis_explorer import CUSTOM, BasisExplorer
+from lab.basis.pane import CUSTOM, BasisExplorer
 from lab.export import load_basis
 
 
@@ -92,7 +92,7 @@ def test_exports(explorer):
 
 def test_superseded_solve_stops_at_its_next_progress_report():
     from lab.control import Control, Stopped
-    from lab.experiments.basis import BasisConfig
+    from lab.basis.family import BasisConfig
 
     control, calls = Control(), []
 
@@ -108,7 +108,7 @@ def test_superseded_solve_stops_at_its_next_progress_report():
 def test_each_explorer_solves_on_its_own_job():
     a, b = BasisExplorer(), BasisExplorer()
     assert a._job is None and b._job is None  # nothing shared, nothing module-level
-    import lab.dashboard.basis_explorer as module
+    import lab.basis.pane as module
 
     assert not hasattr(module, "_EXECUTOR")
 
@@ -194,7 +194,7 @@ def test_the_basis_drawn_is_a_control(explorer):
 
 
 def test_one_change_is_one_solve_and_a_fresh_solve_is_not_called_cached(explorer, monkeypatch):
-    from lab.dashboard import basis_explorer as module
+    from lab.basis import pane as module
     from lab.solvers import cache
 
     calls = []
@@ -255,9 +255,9 @@ def test_a_layer_with_a_zero_dimensional_side_is_one_inline_line(explorer, rep_i
 def test_the_group_menu_lists_every_catalog_group_of_one_size_or_none():
     """The menu comes from the catalog: every group of at most one size argument is there (the new SO11p(),
     O2eR3(), SL(n), GL(n) included), and each entry, its size filled in, is a group the parser builds."""
-    from lab.dashboard.basis_explorer import GROUP_CHOICES
+    from lab.basis.pane import GROUP_CHOICES
     from lab.groups import group_catalog, parse_group
-    from lab.presets import fill_size
+    from lab.basis.presets import fill_size
 
     names = {c.split("(")[0] for c in GROUP_CHOICES if c != CUSTOM}
     for signature, _ in group_catalog():

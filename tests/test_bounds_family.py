@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from lab.experiments.bounds import DATASETS, FAMILY, LEVEL_INITS, MODELS, PROJECTOR_CHOICES, ROTATIONS, BoundsConfig
+from lab.bounds.family import DATASETS, FAMILY, LEVEL_INITS, MODELS, PROJECTOR_CHOICES, ROTATIONS, BoundsConfig
 
 TINY = dict(dims="0,6", steps=4, quant_steps=4, train_points=64)
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from lab.dashboard.bounds import FROM_DIR, ROTATED, GeneralizationBounds
-from lab.experiments.bounds import DATASETS, GUESS_ERROR, MODELS, BoundsConfig
-from lab.plots.bounds_bokeh import BITS_PER_KB, model_label
+from lab.bounds.pane import FROM_DIR, ROTATED, GeneralizationBounds
+from lab.bounds.family import DATASETS, GUESS_ERROR, MODELS, BoundsConfig
+from lab.bounds.plots_bokeh import BITS_PER_KB, model_label
 from lab.plots.style import BOUND_MODEL_COLOURS
 
 sys.path.insert(0, str(Path(__file__).parent))

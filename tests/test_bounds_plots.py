@@ -10,8 +10,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from lab.experiments.bounds import GUESS_ERROR, MODELS  # noqa: E402
-from lab.plots.bounds_mpl import (BITS_PER_KB, BoundsPlotError, best_bounds_figure, bound_curves_figure,  # noqa: E402
+from lab.bounds.family import GUESS_ERROR, MODELS  # noqa: E402
+from lab.bounds.plots_mpl import (BITS_PER_KB, BoundsPlotError, best_bounds_figure, bound_curves_figure,  # noqa: E402
                                   dims_figure, model_label, occam_figure, projector_figure,
                                   quantization_figure)
 from lab.plots.style import BOUND_MODEL_COLOURS  # noqa: E402
@@ -139,7 +139,7 @@ def test_the_best_bounds_are_bars_grouped_by_data_with_the_test_errors():
 
 
 def test_the_figures_take_lab_bounds_own_summaries():
-    from lab.experiments.bounds import FAMILY, BoundsConfig
+    from lab.bounds.family import FAMILY, BoundsConfig
 
     s = FAMILY.summary(FAMILY.run(BoundsConfig(dims="0,4", steps=2, quant_steps=2, train_points=64)))
     fig = dims_figure(s)

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from lab import O, SO, SO13, SU, U, O13, S, parse_rep
 from lab.errors import SolverError
-from lab.experiments.basis import BasisConfig, coloring, layer, run
+from lab.basis.family import BasisConfig, coloring, layer, run
 from lab.solvers.canonical import canonical_basis, rref
 
 D3 = np.eye(3)

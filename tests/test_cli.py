@@ -378,7 +378,7 @@ def test_a_layer_with_a_zero_dimensional_side_is_refused_in_one_line_in_every_pi
     """No weights, nothing to draw: --png says so in one line (exit 2); the plot functions raise a LabError; the
     numbers (--json) still answer (rank 0)."""
     from lab.errors import LabError
-    from lab.experiments.basis import layer as solve_layer
+    from lab.basis.family import layer as solve_layer
     from lab.plots.coloring import basis_coloring
 
     code, out, err = run(["basis", "S(3)", *layer, "--png", str(tmp_path / "f.png")], capsys)

@@ -17,12 +17,12 @@ import pandas as pd
 import pytest
 
 from lab.compare import COLUMNS, compare, labels, read_frame_csv
-from lab.dashboard.sharing_discovery import SharingDiscovery
-from lab.dashboard.training_dynamics import TrainingDynamics
+from lab.sharing.pane import SharingDiscovery
+from lab.dynamics.pane import TrainingDynamics
 from lab.dynamics.config import DynamicsConfig
 from lab.experiments import FAMILIES
-from lab.experiments.msr import MSRConfig
-from lab.experiments.sharing import SharingConfig
+from lab.sharing.family_msr import MSRConfig
+from lab.sharing.family import SharingConfig
 from lab.plots.compare_hv import legend_labels
 
 from polling import poll_until as _wait  # noqa: E402  (a hang guard, never a speed requirement)

@@ -274,11 +274,11 @@ def test_lorentzs_truth_is_so13_and_the_trade_between_the_lepton_pairs():
 def test_the_family_lists_agree_with_the_science():
     from lab.discovery.learn import METHODS as M
     from lab.discovery.tasks import DISCOVERY, TASKS as T
-    from lab.experiments.discovery import METHODS, SIZES, TASKS
+    from lab.discovery.family import METHODS, SIZES, TASKS
 
     from lab.discovery.algebra import TOL
     from lab.discovery.learn import OPTIMIZERS as OP
-    from lab.experiments.discovery import OPTIMIZERS, DiscoveryConfig
+    from lab.discovery.family import OPTIMIZERS, DiscoveryConfig
 
     assert TASKS == T and METHODS == M and OPTIMIZERS == OP
     assert DiscoveryConfig.option_named("tol").default == TOL
@@ -324,7 +324,7 @@ def test_bad_input_is_one_line(capsys, args, words):
 
 def test_a_learned_algebra_round_trips_through_a_saved_run_and_the_rep_language(tmp_path):
     from lab import parse_rep
-    from lab.experiments.discovery import FAMILY, DiscoveryConfig, learned_rep, load
+    from lab.discovery.family import FAMILY, DiscoveryConfig, learned_rep, load
     from lab.reps.registry import unregister_rep
 
     result = FAMILY.run(DiscoveryConfig(task="rotated-plane", samples=2000, loop_epochs=0))

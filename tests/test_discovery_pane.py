@@ -13,9 +13,9 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import GlyphRenderer, Image
 
-from lab.dashboard.discovery import SymmetryDiscovery
-from lab.experiments.discovery import DiscoveryConfig
-from lab.plots.discovery_bokeh import KEPT_COLOUR, cut_of
+from lab.discovery.pane import SymmetryDiscovery
+from lab.discovery.family import DiscoveryConfig
+from lab.discovery.plots_bokeh import KEPT_COLOUR, cut_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
@@ -130,7 +130,7 @@ def test_the_headline_names_the_posed_groups_algebra_only_where_the_truth_is_lar
     posed with, lies within the learned span -- and says nothing of it where the two coincide."""
     import math
 
-    from lab.dashboard.discovery import headline
+    from lab.discovery.pane import headline
 
     base = {"task": "inertia", "found": 14, "true_dimension": 14, "method": "gradient", "max_angle_degrees": 3.3,
             "tol": 0.2, "basis_rank": 10, "true_basis_rank": 10, "status": "finished", "seconds": 99.0}

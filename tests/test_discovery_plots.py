@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from lab.plots.discovery_mpl import (TEST_COLOURS, TEST_LABELS, DiscoveryPlotError, flow_figure,  # noqa: E402
+from lab.discovery.plots_mpl import (TEST_COLOURS, TEST_LABELS, DiscoveryPlotError, flow_figure,  # noqa: E402
                                      generators_figure, singular_values_figure, spectrum_figure, loop_figure)
 
 
@@ -113,7 +113,7 @@ def test_the_loop_is_three_bars_and_a_model_not_built_is_named():
 
 def test_the_figures_take_lab_discover_lies_own_run(tmp_path, monkeypatch):
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
-    from lab.experiments.discovery import FAMILY, DiscoveryConfig
+    from lab.discovery.family import FAMILY, DiscoveryConfig
 
     result = FAMILY.run(DiscoveryConfig(task="rotated-plane", method="spectral", generators=1, samples=200,
                                         fit_steps=100, hidden=16))

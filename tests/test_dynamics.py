@@ -271,7 +271,7 @@ def test_the_audit_passes_equi_and_fails_nom(experiment, options):
 def test_a_running_experiment_sends_its_audit_at_step_0_and_at_its_last_step():
     """The family's live audit records: at step 0 every strategy passes (all start at the same A0 in E), at the
     last step Nom has left E and fails; the last record is the summary's audit."""
-    from lab.experiments.dynamics import FAMILY
+    from lab.dynamics.family import FAMILY
 
     seen = []
     result = FAMILY.run(DynamicsConfig(experiment="custom", runs=2, steps=3, strategies=("nom", "equi")),

@@ -182,7 +182,7 @@ def test_a_saved_rpp_run_loads_back(tmp_path):
 
 
 def test_the_pane_offers_rpp_and_draws_it(tmp_path):
-    from lab.dashboard.training_dynamics import TrainingDynamics
+    from lab.dynamics.pane import TrainingDynamics
 
     tr = Trainer(DynamicsConfig(steps=2, strategies=("nom", "rpp"), **CUSTOM))
     tr.run()

@@ -11,7 +11,7 @@ import pytest
 
 from lab.control import Control
 from lab.errors import LabError
-from lab.experiments.emlp import FAMILY, EMLPConfig
+from lab.emlp.family import FAMILY, EMLPConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(sizes=("30", "60"), channels=16, layers=1, epochs=2, test=40)

@@ -1,4 +1,4 @@
-"""The emlp family's matplotlib figures (``lab.plots.emlp_mpl``): the data-efficiency figure (thesis Figure 2.5)
+"""The emlp family's matplotlib figures (``lab.emlp.plots_mpl``): the data-efficiency figure (thesis Figure 2.5)
 and the train/test curves, on made-up summaries and curve rows (nothing trained) and once on a tiny real run."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.plots.emlp_mpl import curves_figure, data_efficiency_figure, model_label, rollout_figure
+from lab.emlp.plots_mpl import curves_figure, data_efficiency_figure, model_label, rollout_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = [30, 100, 300]
@@ -182,7 +182,7 @@ def test_a_memorising_train_curve_does_not_squash_the_test_curves():
 # ------------------------------------------------------------------------------------------- a real run
 def test_a_real_run_and_its_saved_files_draw(tmp_path):
     """A tiny run of the family: its summary draws the data-efficiency figure, its saved curves.csv the curves."""
-    from lab.experiments.emlp import EMLPConfig, FAMILY
+    from lab.emlp.family import EMLPConfig, FAMILY
 
     cfg = EMLPConfig(task="inertia", sizes=("20", "40"), models=("mlp", "emlp"), channels=16, epochs=2, test=40,
                      device="cpu")
@@ -199,9 +199,12 @@ def test_a_real_run_and_its_saved_files_draw(tmp_path):
 
 
 def test_the_module_imports_no_training_code():
-    """Plots draw what they are given: importing the module loads neither torch, the networks nor the family."""
-    code = ("import sys, lab.plots.emlp_mpl; print(','.join(m for m in sys.modules if m == 'torch' or "
-            "m.startswith(('lab.nn', 'lab.emlp', 'lab.experiments', 'holoviews', 'bokeh', 'panel'))))")
+    """Plots draw what they are given: importing the module loads neither torch, the networks nor the family's
+    manifest or science (of its own folder only the package, lazy, and the tasks' titles)."""
+    light = ("lab.emlp", "lab.emlp.plots_mpl", "lab.emlp.titles")
+    code = ("import sys, lab.emlp.plots_mpl; print(','.join(m for m in sys.modules if m == 'torch' or "
+            "m.startswith(('lab.nn', 'lab.emlp', 'lab.experiments', 'holoviews', 'bokeh', 'panel')) "
+            f"and m not in {light!r}))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
                          timeout=600)
@@ -250,7 +253,7 @@ def test_the_live_efficiency_legend_wraps_past_four_models():
     in two rows of three (one row of six ran past a half-width plot, clipping the first label)."""
     from bokeh.models import Legend
 
-    from lab.plots.emlp_bokeh import data_efficiency_figure as bokeh_efficiency
+    from lab.emlp.plots_bokeh import data_efficiency_figure as bokeh_efficiency
 
     six = ["hnn-mlp", "hnn-mlp-aug", "hnn-emlp", "node-mlp", "node-mlp-aug", "node-emlp"]
     for models, cols in ((["mlp", "mlp-aug", "emlp"], 3), (six, 3), (six[:4], 4)):

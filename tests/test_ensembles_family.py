@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lab.control import Control
-from lab.experiments.ensembles import AUGMENTS, AVERAGES, FAMILY, SETTINGS, EnsemblesConfig
+from lab.ensembles.family import AUGMENTS, AVERAGES, FAMILY, SETTINGS, EnsemblesConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(members=4, pool_factor=2, steps=6, channels=2, test_points=16, records=3, resamples=4)
@@ -118,7 +118,7 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_science():
     from lab.ensembles.network import SETTINGS as SCIENCE_SETTINGS
     from lab.ensembles.train import AUGMENTS as SCIENCE_AUGMENTS
     from lab.ensembles.vectors import VECTOR_TASKS as SCIENCE_VECTOR_TASKS
-    from lab.experiments.ensembles import VECTOR_TASKS
+    from lab.ensembles.family import VECTOR_TASKS
 
     assert VECTOR_TASKS == SCIENCE_VECTOR_TASKS
 

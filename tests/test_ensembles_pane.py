@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from bokeh.document import Document
 
-from lab.dashboard.ensembles import Ensembles, shown_sizes
-from lab.experiments.ensembles import SETTINGS, assumptions
+from lab.ensembles.pane import Ensembles, shown_sizes
+from lab.ensembles.family import SETTINGS, assumptions
 from lab.plots.style import SETTING_COLOURS
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -176,7 +176,7 @@ def test_the_sizes_drawn_against_the_step():
 def test_a_vector_task_hides_the_cnn_channels_and_says_its_own_assumptions(tmp_path):
     from bokeh.document import Document
 
-    from lab.dashboard.ensembles import Ensembles
+    from lab.ensembles.pane import Ensembles
 
     pane = Ensembles(results=str(tmp_path), worker="thread")
     pane.__panel__().get_root(Document())
@@ -195,7 +195,7 @@ def test_a_vector_task_hides_the_cnn_channels_and_says_its_own_assumptions(tmp_p
 def test_a_vector_task_run_has_no_digit_and_names_its_inputs(tmp_path):
     from bokeh.document import Document
 
-    from lab.dashboard.ensembles import Ensembles
+    from lab.ensembles.pane import Ensembles
 
     pane = Ensembles(results=str(tmp_path), worker="thread")
     pane.__panel__().get_root(Document())

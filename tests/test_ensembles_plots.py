@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from lab.plots.ensembles_mpl import EnsemblePlotError, orbit_figure, sizes_figure, steps_figure  # noqa: E402
+from lab.ensembles.plots_mpl import EnsemblePlotError, orbit_figure, sizes_figure, steps_figure  # noqa: E402
 from lab.plots.style import SETTING_COLOURS  # noqa: E402
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from lab.dashboard.equivariance_meter import CNN_ONLY, EquivarianceMeter, run_label
-from lab.experiments.meter import GENERATORS, VIEW_EXAMPLES
+from lab.meter.pane import CNN_ONLY, EquivarianceMeter, run_label
+from lab.meter.family import GENERATORS, VIEW_EXAMPLES
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)

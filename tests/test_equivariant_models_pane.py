@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from bokeh.document import Document
 
-from lab.dashboard.equivariant_models import EquivariantModels
+from lab.emlp.pane import EquivariantModels
 from lab.errors import LabError
-from lab.experiments.emlp import FAMILY, EMLPConfig
+from lab.emlp.family import FAMILY, EMLPConfig
 from lab.plots.style import MODEL_LABELS
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -136,7 +136,7 @@ def test_a_saved_pendulum_run_loads_with_its_rollouts(tmp_path):
     model, as live), and a file whose shapes disagree is refused naming the file."""
     import numpy as np
 
-    from lab.experiments.emlp import load
+    from lab.emlp.family import load
 
     cfg = EMLPConfig(task="pendulum", models=("mlp", "emlp"), dynamics=("hnn",), sizes=("8",), channels=8,
                      epochs=2, test=3)

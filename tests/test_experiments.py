@@ -6,6 +6,7 @@ import json
 import math
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,16 +14,16 @@ from lab.cli import COMMANDS, build_parser, main
 from lab.config import ConfigError
 from lab.control import Control
 from lab.experiments import FAMILIES
-from lab.experiments.bounds import BoundsConfig
-from lab.experiments.discovery import DiscoveryConfig
-from lab.experiments.emlp import EMLPConfig
-from lab.experiments.ensembles import EnsemblesConfig
-from lab.experiments.meter import MeterConfig
-from lab.experiments.basis import BasisConfig
-from lab.experiments.dynamics import DynamicsConfig
-from lab.experiments.msr import MSRConfig
-from lab.experiments.rpp import RPPConfig
-from lab.experiments.sharing import SharingConfig, make_task
+from lab.bounds.family import BoundsConfig
+from lab.discovery.family import DiscoveryConfig
+from lab.emlp.family import EMLPConfig
+from lab.ensembles.family import EnsemblesConfig
+from lab.meter.family import MeterConfig
+from lab.basis.family import BasisConfig
+from lab.dynamics.family import DynamicsConfig
+from lab.sharing.family_msr import MSRConfig
+from lab.rpp.family import RPPConfig
+from lab.sharing.family import SharingConfig, make_task
 
 TINY = {
     "basis": BasisConfig(group="S(4)", rep="T(2)", rep_out="V", cache=False),
@@ -172,29 +173,95 @@ def test_json_output_is_strict_even_when_values_are_not_finite():
                                        "dist_from_E": 0.5, "runs": [1.0, None]}
 
 
+#: the files of a family's folder that are its faces (its manifest, pane, plots and claims); the rest is its science
+FACES = ("family", "pane", "plots", "claims")
+#: the layers every family stands on (they import no family), and the faces (nothing below imports them)
+SHARED = ("lab.data", "lab.nn", "lab.groups", "lab.reps", "lab.solvers", "lab.control", "lab.runstore", "lab.config",
+          "lab.errors", "lab.limits", "lab.jobs", "lab.plots", "lab.dashboard", "lab.reproduce", "lab.experiments",
+          "lab.compare", "lab.sweeps", "lab.device", "lab.kron", "lab.text", "lab.lazy", "lab.moved", "lab.threads")
+TOP = ("lab.cli", "lab.commands", "lab.dashboard", "lab.jobs", "lab.experiments", "lab.plots", "lab.reproduce",
+       "lab.sweeps", "lab.compare")
+
+
+def family_folders() -> list[str]:
+    """The packages of lab/ that are a family's folder: those holding a ``family.py`` manifest."""
+    root = Path(__file__).resolve().parents[1] / "lab"
+    return sorted(p.parent.name for p in root.glob("*/family.py") if p.parent.name != "experiments")
+
+
+def _family_of(module: str, folders) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in folders else None
+
+
+def _is_face(module: str, folders) -> bool:
+    parts = module.split(".")
+    return bool(_family_of(module, folders)) and len(parts) > 2 and parts[2].split("_")[0] in FACES
+
+
+def _within(module: str, packages) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def import_rule_breaks(g: dict[str, set[str]], folders) -> list[str]:
+    """Every import that breaks a rule of issue 47: a shared layer imports a family; a family's science imports a
+    face (its own or another family's manifest, pane, plots or claims; the dashboard, jobs, experiments, plots,
+    reproduce, sweeps or command-line layers); a family's face imports another family's face."""
+    out = []
+    for name, deps in sorted(g.items()):
+        fam = _family_of(name, folders)
+        for d in sorted(deps):
+            if _within(name, SHARED) and _family_of(d, folders):
+                out.append(f"shared {name} imports the family module {d}")
+            elif fam and not _is_face(name, folders) and (_is_face(d, folders) or _within(d, TOP)):
+                out.append(f"the science {name} imports {d}")
+            elif fam and _is_face(name, folders) and _is_face(d, folders) and _family_of(d, folders) != fam:
+                out.append(f"{name} imports another family's face {d}")
+    return out
+
+
+def test_the_import_rules_have_power():
+    """The rule check catches each kind of break (on a made-up graph), so its silence on lab/ means something."""
+    folders = ["dynamics", "sharing"]
+    g = {"lab.plots.style": {"lab.sharing.partition"}, "lab.dynamics.train": {"lab.dynamics.pane"},
+         "lab.sharing.bilevel": {"lab.experiments.family"}, "lab.dynamics.plots_mpl": {"lab.sharing.plots_mpl"},
+         "lab.dynamics.pane": {"lab.dynamics.train", "lab.dashboard.runner", "lab.sharing.partition"},
+         "lab.dynamics.family": {"lab.experiments.family"}}
+    assert len(import_rule_breaks(g, folders)) == 4
+
+
 def test_no_import_circles_anywhere_and_faces_stay_on_top():
-    """The whole package's import graph (ast, lazy imports included) has no circle; the science never imports
-    the experiments layer, the plots or the faces; the shared layers never import a family; the experiments layer
-    never imports the faces."""
+    """The whole package's import graph (ast, lazy imports included) has no circle; every family is one folder whose
+    science imports no face; the shared layers import no family; no family's face imports another's."""
     from test_engine_imports import graph, strongly_connected
 
     g = graph()
     assert [sorted(c) for c in strongly_connected(g) if len(c) > 1] == []
-    faces = ("lab.cli", "lab.dashboard", "lab.jobs")
-    above = faces + ("lab.experiments", "lab.plots", "lab.reproduce", "lab.sweeps")
-    science = ("lab.dynamics", "lab.sharing", "lab.emlp", "lab.rpp", "lab.meter", "lab.ensembles", "lab.bounds",
-               "lab.discovery", "lab.audit", "lab.data", "lab.nn", "lab.groups", "lab.reps", "lab.solvers",
-               "lab.control", "lab.runstore")
-    families = ("lab.dynamics", "lab.sharing", "lab.emlp", "lab.rpp", "lab.meter", "lab.ensembles", "lab.bounds",
-                "lab.discovery")
-    shared = ("lab.data", "lab.nn", "lab.groups", "lab.reps", "lab.solvers", "lab.control", "lab.runstore",
-              "lab.config", "lab.errors", "lab.limits", "lab.jobs")  # the layers every family stands on
-    rules = {**{package: above for package in science},
-             **{package: families for package in shared},
-             "lab.experiments": faces,
-             "lab.plots": faces + ("lab.experiments", "lab.solvers")}
+    folders = family_folders()
+    assert {"basis", "dynamics", "sharing", "emlp", "rpp", "meter", "ensembles", "bounds", "discovery"} <= set(folders)
+    assert import_rule_breaks(g, folders) == []
+    # the shared plot modules and the framework stay below the faces too
+    rules = {"lab.experiments": ("lab.cli", "lab.dashboard", "lab.jobs"),
+             "lab.plots": ("lab.cli", "lab.dashboard", "lab.jobs", "lab.experiments", "lab.solvers")}
     for package, banned in rules.items():
         for name, deps in g.items():
-            if name == package or name.startswith(package + "."):
-                bad = sorted(d for d in deps if any(d == b or d.startswith(b + ".") for b in banned))
+            if _within(name, (package,)):
+                bad = sorted(d for d in deps if _within(d, banned))
                 assert not bad, f"{name} imports {bad}"
+
+
+def test_every_family_folder_uses_the_fixed_file_names():
+    """A newcomer learns the names once: each folder's manifest is ``family.py`` (or ``family_<variant>.py``), its
+    pane ``pane.py``, its figures ``plots_<renderer>.py`` and its claims ``claims*.py``; each in-tree family's
+    manifest lives in its own folder."""
+    from lab.experiments import FAMILIES
+
+    own = {name: family for name, family in FAMILIES.items() if family.run.__module__.startswith("lab.")}
+    assert len(own) >= 10
+    for name, family in own.items():
+        module = family.run.__module__
+        folder = module.split(".")[1]
+        assert module.split(".")[2].startswith("family"), module
+        for spec in (family.pane, *family.claims, family.runs):
+            if spec:
+                assert spec.startswith(f"lab.{folder}."), (name, spec)

@@ -15,7 +15,7 @@ from lab.config import Config, option
 from lab.control import checkpoint
 from lab.errors import LabError
 from lab.experiments import Family, progress_record
-from lab.experiments.dynamics import DynamicsConfig
+from lab.dynamics.family import DynamicsConfig
 from lab.jobs import Job, error_text
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)

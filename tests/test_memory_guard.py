@@ -32,7 +32,7 @@ if kind == "solve":
     parse_rep("T(2)", G).solve(solver=solver, cache=False)  # warm-up of the same path
     run = lambda: rep.solve(solver=solver, cache=False)
 else:
-    from lab.experiments.sharing import FAMILY, SharingConfig, memory_bytes
+    from lab.sharing.family import FAMILY, SharingConfig, memory_bytes
     group, rep_in, rep_out = args
     config = SharingConfig(task="group", group=group, rep_in=rep_in, rep_out=rep_out, steps=2, merge_tolerance=0)
     estimate = memory_bytes(config)
@@ -80,7 +80,7 @@ def test_estimate_bounds_the_peak_and_refusal_allocates_nothing(case):
 
 
 def test_estimates_are_exact_ints_before_building():
-    from lab.experiments.sharing import SharingConfig, memory_bytes
+    from lab.sharing.family import SharingConfig, memory_bytes
     from lab.sharing.tasks import group_task_bytes
 
     config = SharingConfig(task="group", group="C4Grid(40)", rep_in="V", rep_out="V")
@@ -92,7 +92,7 @@ def test_estimates_are_exact_ints_before_building():
 
 def test_group_task_run_refuses_before_building(monkeypatch):
     from lab.errors import MemoryLimitError
-    from lab.experiments.sharing import FAMILY, SharingConfig
+    from lab.sharing.family import FAMILY, SharingConfig
 
     monkeypatch.setenv("LAB_MEMORY_LIMIT", "100MB")
     with pytest.raises(MemoryLimitError) as info:

@@ -14,8 +14,8 @@ import pytest
 from lab.config import ConfigError
 from lab.control import Control
 from lab.errors import LabError
-from lab.experiments.meter import (BATCH, CNN_MODELS, EPOCHS, FAMILY, IMAGE_TRANSFORMS, INPUTS, INTERPOLATIONS, LR,
-                                   OUTPUTS, PADDINGS, WIDTH, MeterConfig)
+from lab.meter.family import (BATCH, CNN_MODELS, EPOCHS, FAMILY, IMAGE_TRANSFORMS, INPUTS, INTERPOLATIONS, LR,
+                              OUTPUTS, PADDINGS, WIDTH, MeterConfig)
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = dict(epochs=1, samples=16)  # 19 Adam steps and 16 images: well under a second

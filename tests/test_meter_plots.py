@@ -1,4 +1,4 @@
-"""lab.plots.meter_mpl draws the meter's numbers as given: the cumulative lines end at the sum of the layers'
+"""lab.meter.plots_mpl draws the meter's numbers as given: the cumulative lines end at the sum of the layers'
 contributions, the tangent has the Lie derivative as its slope, the study's LEE sits on a log axis with one point per
 model and seed, and the gap's lines follow the input sets nearest the training data first.  Tiny untrained or
 one-epoch models: seconds."""
@@ -12,7 +12,7 @@ import pytest
 from lab.errors import LabError
 from lab.meter import (AliasingConfig, aliasing_study, build, cumulative_contributions, digits_data, lee_report,
                        transformed_example)
-from lab.plots.meter_mpl import (INPUT_ORDER, MeterPlotError, aliasing_figure, cumulative_figure, example_figure,
+from lab.meter.plots_mpl import (INPUT_ORDER, MeterPlotError, aliasing_figure, cumulative_figure, example_figure,
                                  study_layers)
 from lab.plots.style import LAYER_KIND_COLOURS
 

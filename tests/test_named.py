@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from lab.experiments.basis import layer
+from lab.basis.family import layer
 from lab.plots.coloring import basis_coloring
 from lab.reps.named import SUB, element_names
 

@@ -24,15 +24,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lab.dashboard import sharing_discovery, training_dynamics
+from lab.sharing import pane as sharing_discovery
+from lab.dynamics import pane as training_dynamics
 from lab.dashboard.guard import guard_settings
-from lab.dashboard.sharing_discovery import SharingDiscovery
-from lab.dashboard.training_dynamics import TrainingDynamics
+from lab.sharing.pane import SharingDiscovery
+from lab.dynamics.pane import TrainingDynamics
 from lab.dynamics.config import DynamicsConfig
 from lab.dynamics.store import COLUMNS
 from lab.errors import LabError
 from lab.experiments import FAMILIES, progress_record
-from lab.experiments.sharing import SharingConfig
+from lab.sharing.family import SharingConfig
 from lab.jobs import Job
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)

@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MPL_MODULES = sorted(f"lab.plots.{p.stem}" for p in (ROOT / "lab" / "plots").glob("*_mpl.py"))
+#: the shared ones (lab/plots) and every family's (lab/<family>/plots*_mpl.py)
+MPL_MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                     for p in [*(ROOT / "lab" / "plots").glob("*_mpl.py"), *(ROOT / "lab").glob("*/plots*_mpl.py")])
 HEAVY = ("holoviews", "bokeh", "panel")
 
 
 def test_there_are_matplotlib_modules():
-    assert {"lab.plots.coloring_mpl", "lab.plots.dynamics_mpl", "lab.plots.sharing_mpl"} <= set(MPL_MODULES)
+    assert {"lab.plots.coloring_mpl", "lab.dynamics.plots_mpl", "lab.sharing.plots_mpl"} <= set(MPL_MODULES)
 
 
 @pytest.mark.parametrize("module", MPL_MODULES)
@@ -61,8 +63,8 @@ def test_both_renderers_take_the_drift_axes_from_one_table():
     true subscript Π_{E⊥} (parsed by matplotlib's own parser); the figures use exactly these words."""
     from matplotlib.mathtext import MathTextParser
 
-    from lab.plots.dynamics_hv import drift_plot
-    from lab.plots.dynamics_mpl import drift_figure
+    from lab.dynamics.plots_hv import drift_plot
+    from lab.dynamics.plots_mpl import drift_figure
     from lab.plots.style import AXES, AXES_MPL, AXIS_TEXT, METRICS
 
     assert set(AXES) == set(AXES_MPL) == set(AXIS_TEXT) >= {"dist_from_init", "dist_from_E"}

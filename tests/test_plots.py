@@ -10,7 +10,7 @@ import pytest
 from lab import parse_group, parse_rep
 from lab.errors import ParseError, RepError
 from lab.export import basis_npz_bytes, load_basis
-from lab.experiments.basis import coloring, layer
+from lab.basis.family import coloring, layer
 
 
 def basis_coloring(group, rep_in, rep_out=None, seed=0, **kw):
@@ -19,7 +19,7 @@ def basis_coloring(group, rep_in, rep_out=None, seed=0, **kw):
     return coloring(result, seed=seed, **kw), result.solution
 from lab.plots.coloring import GALLERY, MANY_ELEMENTS, disjoint_pattern
 from lab.plots.palette import PALETTE, categorical_colours
-from lab.presets import PRESETS, fill_size
+from lab.basis.presets import PRESETS, fill_size
 
 
 def _matrix_from_labels(data, coeffs):

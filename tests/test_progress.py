@@ -10,11 +10,11 @@ import asyncio
 
 import pytest
 
-from lab.dashboard.basis_explorer import CUSTOM, BasisExplorer
+from lab.basis.pane import CUSTOM, BasisExplorer
 from lab.dashboard.runner import status_line
-from lab.dashboard.sharing_discovery import SharingDiscovery
+from lab.sharing.pane import SharingDiscovery
 from lab.dashboard.theme import pick_theme
-from lab.dashboard.training_dynamics import TrainingDynamics
+from lab.dynamics.pane import TrainingDynamics
 from lab.experiments import progress_record
 from lab.jobs import Job
 

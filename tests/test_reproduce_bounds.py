@@ -1,4 +1,4 @@
-"""Thesis chapter 5's claims in ``lab reproduce`` (``lab/reproduce/bounds.py``): registered after the ensembles
+"""Thesis chapter 5's claims in ``lab reproduce`` (``lab/bounds/claims.py``): registered after the ensembles
 poster's, each with versioned criteria, parts judged on replicates and nulls read by the same statistic.  Nothing here
 asserts a verdict that can flip between runs: the tests check the statistics and criteria on made-up runs, the
 pruning baseline's bookkeeping, the claims' mechanics on tiny runs (the same seed twice gives the same numbers), and
@@ -15,7 +15,7 @@ IDS = ("pac-nonvacuous", "pac-equivariance-compresses", "pac-shuffled-pixels", "
 def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.reproduce.ensembles") + 1] == "lab.reproduce.bounds"
+    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.ensembles.claims") + 1] == "lab.bounds.claims"
     start = CLAIM_IDS.index(IDS[0])
     assert CLAIM_IDS[start:start + 4] == IDS and start == CLAIM_IDS.index("ens-assumptions-matter") + 1
     claims = load_claims()
@@ -26,7 +26,7 @@ def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
 def test_the_criteria_keep_every_version_and_the_pixels_claim_its_first_text():
     """pac-shuffled-pixels: v1 the best-bound criterion as first committed, v2 the mean over d it was loosened to,
     v3 the thesis's best-bound reading on replicates; the other three: v1 as first registered, v2 on intervals."""
-    from lab.reproduce import bounds as B
+    from lab.bounds import claims as B
     from lab.reproduce import load_claims
     from lab.reproduce.claim import FIRST_REGISTERED
 
@@ -47,7 +47,7 @@ def test_the_criteria_keep_every_version_and_the_pixels_claim_its_first_text():
 
 
 def test_the_earlier_criteria_have_power():
-    from lab.reproduce.bounds import compresses_met, nonvacuous_met, shuffled_met, shuffled_met_v1, vacuous_met
+    from lab.bounds.claims import compresses_met, nonvacuous_met, shuffled_met, shuffled_met_v1, vacuous_met
 
     assert nonvacuous_met({"best_bound": 0.5}) and not nonvacuous_met({"best_bound": 0.95})
     assert compresses_met({"gcnn": 0.58, "cnn": 0.75}) and not compresses_met({"gcnn": 0.58, "cnn": 0.6})
@@ -67,7 +67,7 @@ def _run(best, dims=((100, 0.5, 0.1), (300, 0.6, 0.0))):
 
 
 def test_the_statistics_read_the_runs():
-    from lab.reproduce import bounds as B
+    from lab.bounds import claims as B
 
     before = {"cnn": _run(0.45), "mlp": _run(0.5)}
     after = {"cnn": _run(0.55), "mlp": _run(0.52)}
@@ -82,7 +82,7 @@ def test_the_statistics_read_the_runs():
 
 
 def test_the_mean_gap_reads_the_curves_at_the_same_dims():
-    from lab.reproduce.bounds import mean_gap
+    from lab.bounds.claims import mean_gap
 
     cnn = {"dims": [{"d": 50, "bound": 0.6}, {"d": 100, "bound": 0.5}]}
     mlp = {"dims": [{"d": 50, "bound": 0.7}, {"d": 100, "bound": 0.52}, {"d": 200, "bound": 0.1}]}
@@ -90,7 +90,7 @@ def test_the_mean_gap_reads_the_curves_at_the_same_dims():
 
 
 def test_the_seeds_and_the_null_splits_are_distinct():
-    from lab.reproduce import bounds as B
+    from lab.bounds import claims as B
     from lab.reproduce.claim import Profile
 
     for first in (0, 7):
@@ -149,7 +149,7 @@ TINY_LABELS = {"dims": "4,16", "steps": 4, "quant_steps": 2, "train_points": 48}
 
 
 def _measure_all(monkeypatch):
-    from lab.reproduce import bounds as B
+    from lab.bounds import claims as B
     from lab.reproduce import load_claims
     from lab.reproduce.claim import Profile
 
@@ -216,7 +216,7 @@ def test_with_mnist_given_the_nonvacuous_claim_runs_it_beside(tmp_path, monkeypa
     """``lab reproduce --data DIR``: MNIST's IDX files (here made-up ones) run once beside the digits, not judged."""
     import numpy as np
 
-    from lab.reproduce import bounds as B
+    from lab.bounds import claims as B
     from lab.reproduce import load_claims
     from lab.reproduce.claim import Profile
 

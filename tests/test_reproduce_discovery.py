@@ -13,7 +13,7 @@ ID = "lie-discovery-recovers"
 def test_registered_after_the_bounds_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[-1] == "lab.reproduce.discovery"
+    assert CLAIM_MODULES[-1] == "lab.discovery.claims"
     # registered after the bounds' claims (the ids added with issue 46's missing claims are appended after it)
     assert CLAIM_IDS.index(ID) == CLAIM_IDS.index("pac-shuffled-labels-vacuous") + 1
     c = load_claims()[ID]
@@ -21,7 +21,7 @@ def test_registered_after_the_bounds_with_a_criterion_and_a_null():
 
 
 def test_the_criterion_has_power():
-    from lab.reproduce.discovery import recovers_met
+    from lab.discovery.claims import recovers_met
 
     good = {"plane": {"found": 1, "true_dimension": 1, "max_angle": 2.0},
             "none": {"found": 0, "true_dimension": 0, "max_angle": None}}
@@ -32,7 +32,7 @@ def test_the_criterion_has_power():
 
 
 def test_the_v2_statistics():
-    from lab.reproduce.discovery import loss_over_threshold, recovery_angle
+    from lab.discovery.claims import loss_over_threshold, recovery_angle
 
     assert recovery_angle({"found": 1, "true_dimension": 1, "max_angle": 2.5}) == 2.5
     assert recovery_angle({"found": 2, "true_dimension": 1, "max_angle": 2.5}) == 90.0  # a wrong count

@@ -286,8 +286,8 @@ def test_e2_table_and_reference_draws(outcomes):
 
 
 def test_statistics_on_known_draws():
-    from lab.reproduce.dynamics import (closed_form_mismatch, kendall_tau_with_paper_order, log10_squared_ratio,
-                                        rot_log10_margin)
+    from lab.dynamics.claims import (closed_form_mismatch, kendall_tau_with_paper_order, log10_squared_ratio,
+                                     rot_log10_margin)
 
     assert log10_squared_ratio({"y": 0.1, "ref": 1.0}) == pytest.approx(-2.0)
     assert math.isnan(log10_squared_ratio({"y": None, "ref": 1.0}))

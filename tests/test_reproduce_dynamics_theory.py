@@ -104,7 +104,7 @@ def test_leaving_E_and_the_penalty_are_read_against_the_penalised_runs(entries):
     assert set(traj["panels"]) == {"Perm", "Trans", "Rot"}
     assert all(any("penalty" in s for s in panel) for panel in traj["panels"].values())
     assert set(c["accuracy"]) == {"perm", "trans", "rot"}
-    for acc in c["accuracy"].values():  # the shared runs' one reading (lab.reproduce.dynamics.main_accuracy)
+    for acc in c["accuracy"].values():  # the shared runs' one reading (lab.dynamics.claims.main_accuracy)
         assert {"nom", "aug", "equi", "split"} <= set(acc) and ({"chance", "majority"} & set(acc))
     for acc in entries["dyn-penalty-hypothesis"]["accuracy"].values():
         assert {"aug", "equi", "aug + penalty", "aug + penalty towards a shuffled E"} <= set(acc)
@@ -122,7 +122,7 @@ def test_leaving_E_and_the_penalty_are_read_against_the_penalised_runs(entries):
 
 # ---------------------------------------------------------------------------------------------- Appendix C
 def test_the_counterexample_matrices_read_by_autograd_as_the_appendix_states():
-    from lab.reproduce import dynamics_theory as th
+    from lab.dynamics import claims_theory as th
 
     action = [np.asarray(g) for g in th.SWAP]
     H1, H2 = np.asarray(th.NOMINAL_NOT_AUG), np.asarray(th.AUG_NOT_EQUI)
@@ -184,7 +184,7 @@ def test_prop1_orbit_average_is_the_projected_gradient_on_E_only():
     their nominal gradients (computed here by turning the images with torch.rot90, apart from the lab's group
     code). At A in E it equals Pi_E of the nominal gradient (Prop. 1); off E it does not (the claim's null)."""
     from lab.dynamics import Trainer
-    from lab.reproduce import dynamics_theory as th
+    from lab.dynamics import claims_theory as th
 
     tr = _rot_trainer(strategies=("nom", "aug"), exact_orbit=True)
     turned = [Trainer(tr.config, experiment=_rotated(tr, k)) for k in range(4)]
@@ -238,7 +238,7 @@ def test_the_shuffled_penalty_pulls_towards_a_subspace_of_E_s_dimension_that_is_
     import dataclasses
 
     from lab.dynamics import DynamicsConfig, Trainer
-    from lab.reproduce import dynamics_theory as th
+    from lab.dynamics import claims_theory as th
 
     config = DynamicsConfig(experiment="perm", scale="small", runs=2, steps=2, strategies=("aug_penalty",),
                             gamma=2.0, aug_passes=2, device="cpu", dtype="float64", lr=0.05,
@@ -271,7 +271,7 @@ def test_the_shuffled_penalty_pulls_towards_a_subspace_of_E_s_dimension_that_is_
 
 
 def test_growth_and_score_statistics_read_the_records():
-    from lab.reproduce import dynamics_theory as th
+    from lab.dynamics import claims_theory as th
 
     class Fake:
         run_ids, step = (0, 1), 4

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from lab.reproduce import emlp
+from lab.emlp import claims as emlp
 from lab.reproduce.runner import verdict_text
 from lab.reproduce.stats import Rule
 
@@ -44,7 +44,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
     from lab.reproduce.claim import FIRST_REGISTERED
 
-    assert "lab.reproduce.emlp" in CLAIM_MODULES and CID in CLAIM_IDS
+    assert "lab.emlp.claims" in CLAIM_MODULES and CID in CLAIM_IDS
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§2.7.1, Figure 2.5")
     assert "orders of magnitude" in c.claim and c.criterion == emlp.CRITERION and c.null == emlp.NULL

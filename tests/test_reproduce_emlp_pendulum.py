@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from lab.reproduce import emlp_pendulum as ep
+from lab.emlp import claims_pendulum as ep
 from lab.reproduce.runner import verdict_text
 from lab.reproduce.stats import Rule
 
@@ -46,7 +46,8 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
     from lab.reproduce.claim import FIRST_REGISTERED
 
-    assert "lab.reproduce.emlp_pendulum" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-data-efficiency") + 1
+    assert "lab.emlp.claims_pendulum" in CLAIM_MODULES
+    assert CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-data-efficiency") + 1
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§2.7.2, Table 2.2, Figure 2.6")
     assert "D2" in c.claim and c.criterion == ep.CRITERION and c.null == ep.NULL

@@ -13,7 +13,7 @@ IDS = ("ens-exact-group-average", "ens-error-falls-with-M", "ens-assumptions-mat
 def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.reproduce.meter") + 1] == "lab.reproduce.ensembles"
+    assert CLAIM_MODULES[CLAIM_MODULES.index("lab.meter.claims") + 1] == "lab.ensembles.claims"
     start = CLAIM_IDS.index(IDS[0])
     assert CLAIM_IDS[start:start + 3] == IDS and start == CLAIM_IDS.index("lee-equivariance-gap") + 1
     claims = load_claims()
@@ -21,7 +21,7 @@ def test_the_claims_are_registered_in_order_with_a_criterion_and_a_null():
 
 
 def test_the_criteria_have_power():
-    from lab.reproduce.ensembles import exact_met, falls_met, matter_met
+    from lab.ensembles.claims import exact_met, falls_met, matter_met
 
     assert exact_met({"init": 1e-15, "trained": 1e-14}) and not exact_met({"init": 1e-15, "trained": 1e-3})
     assert falls_met({"slope": -0.5, "law_ratio": 1.0}) and not falls_met({"slope": -0.02, "law_ratio": 3.5})
@@ -34,7 +34,7 @@ def test_the_criteria_have_power():
 
 
 def test_the_v2_statistics():
-    from lab.reproduce.ensembles import error_above, largest_error, law_above, law_gap, law_ratio, slope_gap
+    from lab.ensembles.claims import error_above, largest_error, law_above, law_gap, law_ratio, slope_gap
 
     assert largest_error({"init": 1e-16, "trained": 3e-16}) == 3e-16
     run = {"sizes": [1, 4, 16], "equivariance_error": [1.0, 0.5, 0.25], "slope": -0.5}
@@ -46,7 +46,8 @@ def test_the_v2_statistics():
 
 
 def test_the_criteria_keep_v1_and_judge_v2():
-    from lab.reproduce import ensembles, load_claims
+    from lab.reproduce import load_claims
+    from lab.ensembles import claims as ensembles
 
     claims = load_claims()
     old = {"ens-exact-group-average": ensembles.EXACT_CRITERION, "ens-error-falls-with-M": ensembles.FALLS_CRITERION,

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.reproduce import meter as mc
+from lab.meter import claims as mc
 from lab.reproduce.stats import Rule
 
 IDS = ("lee-zero-for-equivariant", "lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap")
@@ -21,7 +21,7 @@ def test_the_claims_are_registered_listed_and_appended_in_order(capsys):
     from lab.cli import main
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
 
-    assert CLAIM_MODULES.index("lab.reproduce.meter") == CLAIM_MODULES.index("lab.reproduce.rpp") + 1
+    assert CLAIM_MODULES.index("lab.meter.claims") == CLAIM_MODULES.index("lab.rpp.claims") + 1
     assert CLAIM_IDS.index(IDS[0]) == CLAIM_IDS.index("rpp-regimes") + 1
     assert CLAIM_IDS[CLAIM_IDS.index(IDS[0]):CLAIM_IDS.index(IDS[0]) + 4] == IDS
     claims = load_claims()

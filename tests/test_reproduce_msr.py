@@ -57,7 +57,7 @@ def test_the_stacked_engine_trains_each_run_as_meta_learn_alone():
 def test_statistics_by_hand():
     from types import SimpleNamespace
 
-    from lab.reproduce.msr import complexity_gain, fade, pruned, worst_change, worst_ratio
+    from lab.sharing.claims_msr import complexity_gain, fade, pruned, worst_change, worst_ratio
 
     def ch(rel):
         return SimpleNamespace(relative_change=rel)
@@ -74,7 +74,7 @@ def test_group_sparsity_runs_on_its_own_scale():
     """Group sparsity's lambdas are the plan's factors times group_scale (large: the group prox shrinks a whole
     group's norm by lambda s); the runs of criterion version 1 (the exclusive grid's lambdas) stay at the first
     seed only."""
-    from lab.reproduce import msr
+    from lab.sharing import claims_msr as msr
     from lab.reproduce.claim import Profile
 
     p = Profile("quick")
@@ -89,7 +89,8 @@ def test_group_sparsity_runs_on_its_own_scale():
 
 def test_the_same_seed_gives_the_same_numbers(monkeypatch):
     """Two fresh profiles at the same seed give the same parts (tiny settings: 5 outer steps, 8 inputs)."""
-    from lab.reproduce import load_claims, msr
+    from lab.reproduce import load_claims
+    from lab.sharing import claims_msr as msr
     from lab.reproduce.claim import Profile
 
     plan = msr._plan(Profile("quick"))

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from lab.reproduce import rpp as rc
+from lab.rpp import claims as rc
 from lab.reproduce.stats import Rule
 
 CID = "rpp-regimes"
@@ -38,7 +38,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.reproduce.criteria import registered
 
     # appended: the order is a contract
-    assert "lab.reproduce.rpp" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-pendulum") + 1
+    assert "lab.rpp.claims" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-pendulum") + 1
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§3.5.1, Figure 3.2")
     assert c.criterion == rc.CRITERION and c.null == rc.NULL and "approximate" in c.claim
@@ -51,7 +51,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
 
 
 def test_the_profiles():
-    from lab.experiments.rpp import RPPConfig
+    from lab.rpp.family import RPPConfig
     from lab.reproduce import Profile
 
     quick, full = rc.plan(Profile("quick")), rc.plan(Profile("full"))

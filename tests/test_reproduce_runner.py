@@ -282,7 +282,7 @@ def test_listing_claims_does_not_import_torch():
 
 
 def test_ranks_claim_checks_independent_values():
-    from lab.reproduce import ranks
+    from lab.basis import claims as ranks
 
     # the independent sources themselves, against known sequences
     assert [ranks.set_partitions(k, 10) for k in range(1, 7)] == [1, 2, 5, 15, 52, 203]  # Bell numbers

@@ -45,7 +45,7 @@ def test_kinds_separate_the_posters_claims_from_the_labs():
 
 def test_every_claim_keeps_its_first_criterion_and_declares_a_second():
     """Version 1 is the criterion as first registered, word for word; version 2 has a date, a reason and parts."""
-    from lab.reproduce import sharing
+    from lab.sharing import claims as sharing
 
     CLAIMS = load_claims()
     first = {"share-conv-exact": sharing.CONV_V1, "share-gaussian-gap-bound": sharing.GAP_V1,
@@ -61,7 +61,7 @@ def test_every_claim_keeps_its_first_criterion_and_declares_a_second():
 def test_the_exact_rule_accepts_only_zero_at_every_draw():
     """Partition distances are whole numbers: the interval rule below EXACT holds for all-zero draws and fails as
     soon as one draw of up to 20 is 1 (the bootstrap interval's top is then at least 1/n)."""
-    from lab.reproduce.sharing import EXACT
+    from lab.sharing.claims import EXACT
     from lab.reproduce.stats import Rule
 
     rule = Rule("<", EXACT)
@@ -102,8 +102,8 @@ def test_gap_bound_formula_by_hand():
 
 
 def test_statistics_by_hand():
-    from lab.reproduce.sharing import (fraction_within_bound, partition_distance_to_truth, pd_minus_random,
-                                       pd_minus_singletons)
+    from lab.sharing.claims import (fraction_within_bound, partition_distance_to_truth, pd_minus_random,
+                                    pd_minus_singletons)
 
     assert partition_distance_to_truth(([0, 0, 1, 1], [0, 0, 1, 1])) == 0
     assert partition_distance_to_truth(([0, 1, 2, 3], [0, 0, 0, 0])) == 3  # all singletons against one block
@@ -163,7 +163,7 @@ class TestQuick:
     def test_exact_claims_read_random_partitions_at_their_seeds(self, claims):
         """The null's draws are the partition distances of the random partitions the method starts from, one per
         seed, recomputed here from the seeds."""
-        from lab.reproduce.sharing import EXACT, _random_partitions
+        from lab.sharing.claims import EXACT, _random_partitions
         from lab.sharing.partition import partition_distance
         from lab.sharing.tasks import conv_task, group_task, sum_task
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from lab.groups import parse_group
-from lab.reproduce import krylov, ranks
+from lab.basis import claims_krylov as krylov
+from lab.basis import claims as ranks
 from lab.reproduce.claim import CLAIM_IDS, Profile
 from lab.reps.parse import parse_rep
 from lab.solvers.krylov import krylov_basis

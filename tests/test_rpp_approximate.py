@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from lab.experiments.rpp import FAMILY, RPPConfig
+from lab.rpp.family import FAMILY, RPPConfig
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The dashboard's Figure 3.2 (``lab.plots.rpp_bokeh``), on made-up numbers (nothing trained): the boxes are numpy's
+"""The dashboard's Figure 3.2 (``lab.rpp.plots_bokeh``), on made-up numbers (nothing trained): the boxes are numpy's
 quartiles of the values given, every seed is a dot, an empty regime is drawn empty and says so."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from bokeh.document import Document
 from bokeh.embed import json_item
 
-from lab.plots.rpp_bokeh import (REGIMES, box_stats, panel_words, regime_columns, regimes_figure, show_regime,
+from lab.rpp.plots_bokeh import (REGIMES, box_stats, panel_words, regime_columns, regimes_figure, show_regime,
                                  summary_values, y_limits)
 from lab.plots.style import MODEL_COLOURS
 

@@ -11,7 +11,7 @@ import pytest
 
 from lab.control import Control
 from lab.errors import LabError
-from lab.experiments.rpp import FAMILY, RPPConfig
+from lab.rpp.family import FAMILY, RPPConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(size=20, test=20, channels=16, layers=1, epochs=2, seeds=2)
@@ -126,7 +126,7 @@ def test_prior_free_zero_is_the_emlps_function_space():
 
 def test_the_configs_choices_are_lab_rpps():
     """The config spells its choices out (``lab --help`` does not import torch); they are ``lab.rpp``'s."""
-    import lab.experiments.rpp as fam
+    import lab.rpp.family as fam
     import lab.rpp as rpp
 
     assert (fam.TASKS, fam.SYMMETRIES, fam.VARIANTS) == (rpp.TASKS, rpp.SYMMETRIES, rpp.VARIANTS)

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from lab.emlp.dynamics import SYMMETRY, DynamicsSettings, _equivariance, build_model
-from lab.experiments.rpp import FAMILY, RPPConfig
+from lab.rpp.family import FAMILY, RPPConfig
 from lab.rpp import regime
 from lab.rpp.pendulum import build_rpp, pendulum_chunks, rpp_objective, summed_nll, train
 
@@ -135,7 +135,7 @@ def test_costs_before_work():
     p = paper.pendulum_settings()
     assert (paper.train_points, paper.test_points, p.epochs, p.channels, p.substeps) == (500, 500, 1000, 128, 2)
     assert paper.total_steps() == 3 * 10 * 1000 and paper.seed_count == 10
-    from lab.experiments.rpp import PENDULUM_STEP_WEIGHTS
+    from lab.rpp.family import PENDULUM_STEP_WEIGHTS
 
     assert cfg.total_work() == 3 * 40 * sum(PENDULUM_STEP_WEIGHTS.values())
     records = []
@@ -145,7 +145,7 @@ def test_costs_before_work():
 
 
 def test_the_default_wind_is_the_thesis_eps():
-    import lab.experiments.rpp as fam
+    import lab.rpp.family as fam
     import lab.rpp as rpp
 
     assert fam.EPS == rpp.EPS and RPPConfig().wind == rpp.EPS

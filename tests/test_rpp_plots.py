@@ -1,4 +1,4 @@
-"""The rpp family's matplotlib figure (``lab.plots.rpp_mpl``): thesis Figure 3.2's box plots, on made-up summaries
+"""The rpp family's matplotlib figure (``lab.rpp.plots_mpl``): thesis Figure 3.2's box plots, on made-up summaries
 (nothing trained)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lab.errors import LabError
-from lab.plots.rpp_mpl import regimes_figure
+from lab.rpp.plots_mpl import regimes_figure
 from lab.plots.style import MODEL_COLOURS
 
 MSE = {

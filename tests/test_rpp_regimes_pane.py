@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from bokeh.document import Document
 
-from lab.dashboard.equivariant_models import EquivariantModels
-from lab.dashboard.rpp_regimes import RPPRegimes
-from lab.experiments.rpp import FAMILY, RPPConfig
+from lab.emlp.pane import EquivariantModels
+from lab.rpp.pane import RPPRegimes
+from lab.rpp.family import FAMILY, RPPConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import DEADLINE, poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)

@@ -92,7 +92,7 @@ def test_unknown_names_and_misplaced_options_are_lab_errors():
 def test_the_printed_formula_is_a_named_variant_whose_scale_is_stated():
     """The thesis's printed formula stays reachable by name; its added term is about 20 times I (the authors': 0.17),
     as the family's option says."""
-    from lab.experiments.rpp import RPPConfig
+    from lab.rpp.family import RPPConfig
     from lab.rpp import DEFAULT_VARIANT, VARIANTS, added_term_scale, modified_inertia
 
     assert DEFAULT_VARIANT == VARIANTS[0] == "original" and modified_inertia() is MODIFIED_INERTIA_ORIGINAL

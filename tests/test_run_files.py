@@ -313,7 +313,7 @@ def test_truncated_or_foreign_snapshots_are_one_typed_error(tmp_path):
 
 def test_a_truncated_basis_file_is_one_typed_error(tmp_path):
     from lab.experiments import FAMILIES
-    from lab.experiments.basis import BasisConfig
+    from lab.basis.family import BasisConfig
 
     fam = FAMILIES["basis"]
     path = fam.save(fam.run(BasisConfig(group="S(4)", rep="V", rep_out="V", cache=False)), tmp_path)

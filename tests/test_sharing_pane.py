@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from lab.dashboard.sharing_discovery import SharingDiscovery
-from lab.experiments.msr import MSRConfig
-from lab.experiments.sharing import SharingConfig
+from lab.sharing.pane import SharingDiscovery
+from lab.sharing.family_msr import MSRConfig
+from lab.sharing.family import SharingConfig
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
 from polling import poll_until as _wait  # noqa: E402
@@ -322,7 +322,7 @@ def test_loading_runs_on_the_pane_s_job_says_so_and_stop_works(tmp_path, monkeyp
     Stop ends it ("loading stopped", the pane idle); a load left alone draws the run."""
     import threading
 
-    from lab.dashboard import sharing_discovery as sd
+    from lab.sharing import pane as sd
 
     pane = SharingDiscovery(results=str(tmp_path), task="conv", steps=5, worker="thread")
     assert pane.start()
@@ -432,7 +432,7 @@ def test_shown_trial_matches_the_whole_history_filter_as_it_grows():
     records with no trial, ties)."""
     import random
 
-    from lab.dashboard.sharing_discovery import ShownTrial
+    from lab.sharing.pane import ShownTrial
     from lab.sharing.partition import best_step
 
     rng = random.Random(7)

@@ -14,8 +14,8 @@ import holoviews as hv
 import numpy as np
 import pytest
 
-from lab.dashboard.sharing_discovery import SharingDiscovery
-from lab.plots.sharing_hv import MIN_SIDE, TITLE_PX, fit_title, frame_size, weights_coloring
+from lab.sharing.pane import SharingDiscovery
+from lab.sharing.plots_hv import MIN_SIDE, TITLE_PX, fit_title, frame_size, weights_coloring
 from lab.sharing.partition import partition_distance
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
@@ -217,7 +217,7 @@ def test_heatmaps_are_sized_from_their_matrix(shape):
 def test_the_notebook_figure_titles_the_snapped_matrix_it_draws():
     """sharing_figure (matplotlib): an A whose block {0, 1} is split over two columns at 0.55 / 0.45 draws the
     snapped matrix with that split, and its title's distance is the drawn matrix's; W has its blocks."""
-    from lab.plots.sharing_mpl import sharing_figure
+    from lab.sharing.plots_mpl import sharing_figure
 
     gt = np.array([0, 0, 1, 1, 2, 2])
     A = np.full((6, 6), 0.0)

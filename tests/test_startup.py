@@ -73,3 +73,19 @@ def test_import_lab_keeps_its_public_names():
                          timeout=600)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("package", ["bounds", "discovery", "emlp", "ensembles", "rpp", "meter", "dynamics",
+                                     "sharing"])
+def test_a_family_packages_public_names_load_on_first_use(package):
+    """The family packages load their public names lazily (their manifests are read without torch): every name of
+    ``__all__`` resolves to an object defined in the package (not a submodule standing in for a function)."""
+    import importlib
+    import types
+
+    pkg = importlib.import_module(f"lab.{package}")
+    assert pkg.__all__
+    for name in pkg.__all__:
+        value = getattr(pkg, name)
+        assert not isinstance(value, types.ModuleType), name
+        assert name in dir(pkg)

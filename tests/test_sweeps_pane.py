@@ -14,8 +14,8 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import FactorRange, LogScale
 
-from lab.dashboard.sweeps import LOG_X, LOG_Y, NONE, Sweeps, default_axes, list_stores
-from lab.plots.sweeps_bokeh import aggregate_figure, categorical, spans_decades
+from lab.sweeps.pane import LOG_X, LOG_Y, NONE, Sweeps, default_axes, list_stores
+from lab.sweeps.plots_bokeh import aggregate_figure, categorical, spans_decades
 from lab.sweeps import SweepStore
 from lab.sweeps.aggregate import aggregate
 
@@ -196,7 +196,7 @@ def _bounds_store(root):
     """A bounds sweep (model x 2) whose points' runs are saved bounds runs (written, not trained), and a point whose
     index row names a directory outside the store."""
     from lab.bounds.store import COLUMNS, save_bounds
-    from lab.experiments.bounds import BoundsConfig
+    from lab.bounds.family import BoundsConfig
 
     store = SweepStore(root)
     store.write_spec("experiment: bounds\nfixed: {dims: '0,4'}\ngrid: {model: [mlp, cnn]}\n")
@@ -221,7 +221,7 @@ def _bounds_store(root):
 
 
 def test_a_points_run_opens_in_its_familys_pane(tmp_path):
-    from lab.dashboard.bounds import GeneralizationBounds
+    from lab.bounds.pane import GeneralizationBounds
 
     store = _bounds_store(tmp_path / "bounds-models")
     pane = _pane(results=str(tmp_path), store=str(store.root))

@@ -21,7 +21,7 @@ import pytest
 
 from lab import threads as lab_threads
 from lab.control import Control, checkpoint
-from lab.experiments.dynamics import DynamicsConfig
+from lab.dynamics.family import DynamicsConfig
 from lab.jobs import Job
 from lab.threads import CHECK_SECONDS, RAISE_AFTER, ThreadFit, choose_wait_policy, fit_threads
 

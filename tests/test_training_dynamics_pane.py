@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from lab.dashboard.training_dynamics import TrainingDynamics
+from lab.dynamics.pane import TrainingDynamics
 from lab.dynamics.config import DynamicsConfig
 
 from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)

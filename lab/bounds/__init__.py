@@ -13,10 +13,16 @@
 
 A science package: torch, numpy, scipy and constriction, no UI; bad input raises ``BoundsError`` (a ``LabError``).
 """
-from .bound import (ALPHA, DELTA, bound_from_bits, catoni_at, catoni_bound, description_bits, hyperparameter_bits,
-                    kl_from_bits, phi_inverse)
-from .errors import BoundsError
-from .projectors import PROJECTORS, make_projector, projector_numbers
+from ..lazy import lazy_exports
+
+#: the public names, each imported from its module on first use: torch loads only then, so the family's light
+#: modules (its manifest, what ``lab --help`` reads) import without it
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("ALPHA", "DELTA", "bound_from_bits", "catoni_at", "catoni_bound", "description_bits",
+                     "hyperparameter_bits", "kl_from_bits", "phi_inverse"), "bound"),
+    **dict.fromkeys(("BoundsError",), "errors"),
+    **dict.fromkeys(("PROJECTORS", "make_projector", "projector_numbers"), "projectors"),
+})
 
 __all__ = ["ALPHA", "DELTA", "bound_from_bits", "catoni_at", "catoni_bound", "description_bits",
            "hyperparameter_bits", "kl_from_bits", "phi_inverse", "BoundsError", "PROJECTORS", "make_projector",

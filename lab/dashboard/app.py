@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 #: the dashboard's own tabs (not a family's), after the families'
-SHELL_PANES = [("Sweeps", "lab.dashboard.sweeps:Sweeps")]
+SHELL_PANES = [("Sweeps", "lab.sweeps.pane:Sweeps")]
 
 
 def _panes() -> list[tuple[str, str]]:

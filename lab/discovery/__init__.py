@@ -11,9 +11,17 @@
 
 A science package: torch, numpy, scipy, no UI.
 """
-from .algebra import TOL, LearnedGroup, learned_group, principal_angles, structure_constants, tolerant_basis
-from .learn import METHODS, TAU, FitSettings, fit, learn_gradient, learn_spectral, symmetry_form
-from .tasks import DISCOVERY, TASKS, get_task
+from ..lazy import lazy_exports
+
+#: the public names, each imported from its module on first use: torch loads only then, so the family's light
+#: modules (its manifest, what ``lab --help`` reads) import without it
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("TOL", "LearnedGroup", "learned_group", "principal_angles", "structure_constants",
+                     "tolerant_basis"), "algebra"),
+    **dict.fromkeys(("METHODS", "TAU", "FitSettings", "fit", "learn_gradient", "learn_spectral",
+                     "symmetry_form"), "learn"),
+    **dict.fromkeys(("DISCOVERY", "TASKS", "get_task"), "tasks"),
+})
 
 __all__ = ["TOL", "LearnedGroup", "learned_group", "principal_angles", "structure_constants", "tolerant_basis",
            "METHODS", "TAU", "FitSettings", "fit", "learn_gradient", "learn_spectral", "symmetry_form", "DISCOVERY",

@@ -16,7 +16,7 @@ audited at the same elements (the audit's seed 0), so their numbers compare.  Di
 strategy the run's numbers are summarised as the summary's other numbers are, a median over runs
 (``audit_error``), with ``audit_ok`` true when every live run is within tolerance and ``audit_runs_ok`` counting
 those that are.  ``Trainer.audit`` computes it once per step; the summary (saved with the run) holds the last
-step's, and a running experiment (``lab.experiments.dynamics.run``) also sends it while it trains, as often as
+step's, and a running experiment (``lab.dynamics.family.run``) also sends it while it trains, as often as
 costs at most a tenth of the run's time (at step 0 every strategy passes: all start at the same A0 in E).  Measured (small scale, 2 runs, 3 steps, float64): Equi 1e-16 to 1.3e-15 on every experiment (it
 stays in E), Nom 0.02 to 0.6, Aug 0.006 to 0.46, RPP 0.008 to 0.54; a few milliseconds a run (0.02 s on Rot).
 """

@@ -12,13 +12,35 @@
 
 A science package: torch and numpy, no UI; bad input raises ``EnsembleError`` (a ``LabError``).
 """
-from .metrics import (AVERAGES, METRICS, ensemble_output, fit_slope, invariance_metrics, orbit_logits,
-                      size_curve)
-from .network import (ORDER, SETTINGS, SUPPORTS, EnsembleError, check_assumptions, ensemble_logits,
-                      group_average_members, init_members, member_logits, parameter_count, rotate_images,
-                      rotate_parameters, support_invariant)
-from .train import AUGMENTS, TrainSettings, loop_step, sgd_step, train
-from .mechanism import group_average_errors, lifted_action_error
+import sys
+import types
+
+from ..lazy import lazy_exports
+
+
+class _Package(types.ModuleType):
+    """The package's ``train`` is the function (``train.train``), as it was when these names loaded eagerly: the
+    import system's ``setattr(package, "train", <submodule>)`` on the submodule's first import keeps the function."""
+
+    def __setattr__(self, name, value):
+        if name == "train" and isinstance(value, types.ModuleType):
+            value = value.train
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+#: the public names, each imported from its module on first use: torch loads only then, so the family's light
+#: modules (its manifest, what ``lab --help`` reads) import without it
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("AVERAGES", "METRICS", "ensemble_output", "fit_slope", "invariance_metrics", "orbit_logits",
+                     "size_curve"), "metrics"),
+    **dict.fromkeys(("ORDER", "SETTINGS", "SUPPORTS", "EnsembleError", "check_assumptions", "ensemble_logits",
+                     "group_average_members", "init_members", "member_logits", "parameter_count", "rotate_images",
+                     "rotate_parameters", "support_invariant"), "network"),
+    **dict.fromkeys(("AUGMENTS", "TrainSettings", "loop_step", "sgd_step", "train"), "train"),
+    **dict.fromkeys(("group_average_errors", "lifted_action_error"), "mechanism"),
+})
 
 __all__ = ["AVERAGES", "METRICS", "ensemble_output", "fit_slope", "invariance_metrics", "orbit_logits", "size_curve",
            "ORDER", "SETTINGS", "SUPPORTS", "EnsembleError", "check_assumptions", "ensemble_logits",

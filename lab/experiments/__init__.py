@@ -7,8 +7,18 @@ any installed package's.  The CLI, the dashboard's panes and the notebooks all g
 from __future__ import annotations
 
 from .family import Family, Output, progress_record
-from .plugins import load_families
 
-FAMILIES: dict[str, Family] = load_families()
+
+def __getattr__(name: str):
+    """``FAMILIES`` is read on first use, not when this package is imported: a family's manifest imports
+    ``lab.experiments.family``, and reading every manifest then would meet that manifest half-initialised (a
+    script whose first import is ``lab.ensembles.family`` would lose the ensembles family)."""
+    if name == "FAMILIES":
+        from .plugins import load_families
+
+        families = load_families()
+        globals()["FAMILIES"] = families
+        return families
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["FAMILIES", "Family", "Output", "progress_record"]

@@ -64,6 +64,11 @@ class Family:
     papers: tuple[tuple[str, str], ...] = ()  # (short name, title) of the papers its claims check
     run_css: str = ""  # the css prefix of its pane's Start button and status line (screenshots, browser tests)
     runs: str = ""  # "module:NAME" of the ``lab.runstore.RunKind`` of its saved runs (imported when runs are read)
+    #: (saved run's path) -> (method, curves, meta): the curves ``lab compare`` and the Compare tab draw of one of its
+    #: runs (a DataFrame of ``lab.compare.CURVE_COLUMNS``) and the run's ``config.json``; None: nothing to compare
+    curves: Callable | None = None
+    #: (saved config dict) -> the settings that apply to that run (a comparison's labels name only these)
+    applicable: Callable | None = None
 
     def __post_init__(self):
         if self.runs and self.results_dir is None:  # where its runs live, from its RunKind
@@ -77,6 +82,16 @@ class Family:
         import importlib
 
         module, _, name = self.runs.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def pane_class(self):
+        """Its dashboard pane's class (``pane`` imported): how a tab, or another family's pane that shows this
+        family inside its own, finds it without naming its module."""
+        if not self.pane:
+            raise LookupError(f"the {self.name} family declares no pane")
+        import importlib
+
+        module, _, name = self.pane.partition(":")
         return getattr(importlib.import_module(module), name)
 
     @property

@@ -42,16 +42,18 @@ def _dist_name(ep) -> str:
 
 
 def _own_modules():
-    """The lab's families by module (the fallback): every module of this package that exports ``FAMILY``."""
+    """The lab's families by module (the fallback): every family folder's manifest (``lab/<folder>/family*.py``)
+    that exports ``FAMILY``."""
     import importlib
-    import pkgutil
     from pathlib import Path
 
     out = []
-    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        module = importlib.import_module(f"{__package__}.{info.name}")
+    for path in sorted(Path(__file__).parents[1].glob("*/family*.py")):
+        if path.parent.name == "experiments":
+            continue
+        module = importlib.import_module(f"lab.{path.parent.name}.{path.stem}")
         if hasattr(module, "FAMILY"):
-            out.append((info.name, f"{module.__name__}:FAMILY", module.FAMILY))
+            out.append((module.FAMILY.name, f"{module.__name__}:FAMILY", module.FAMILY))
     return out
 
 

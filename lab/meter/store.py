@@ -3,7 +3,7 @@
 
 ``RUNS`` declares what a meter run holds; writing, naming, listing and checking are ``lab.runstore``'s.
 ``config.json`` has ``config``, ``status``, ``summary`` (the ``--json`` object), ``model_kind`` (cnn, emlp, mlp) and
-``preset`` (the ``lab.experiments.meter.MODELS`` entry the model was built as); ``layers.csv`` the layer-wise rows
+``preset`` (the ``lab.meter.family.MODELS`` entry the model was built as); ``layers.csv`` the layer-wise rows
 (``--layerwise``; else no rows), ``generators.csv`` the presets' per-generator rows; ``weights.npz`` the model's
 ``state_dict`` as plain arrays (``numpy.savez``, read with ``allow_pickle=False``: loading a run never runs code).
 A saved model is rebuilt from its preset and seed, then its weights are loaded strictly: a missing, extra or

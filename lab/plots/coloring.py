@@ -271,8 +271,8 @@ def coloring_from_solution(sol, rep_in: str = "", rep_out: str = "", max_cells: 
 def basis_coloring(solved, rep_in: str = "", rep_out: str = "", max_cells: int = MAX_CELLS, seed: int = 0,
                    gallery: int | None = None, basis: str | None = None) -> ColoringData:
     """Plot data of a solved basis: a ``Solution``, or a result with ``.solution``, ``.rep_in``, ``.rep_out``
-    (``lab.experiments.basis``; its ``config.basis`` picks the basis unless ``basis`` is given; default
-    canonical).  Plots never parse or solve: solve first (``lab.experiments.basis.layer``)."""
+    (``lab.basis.family``; its ``config.basis`` picks the basis unless ``basis`` is given; default
+    canonical).  Plots never parse or solve: solve first (``lab.basis.family.layer``)."""
     if basis is None:
         basis = getattr(getattr(solved, "config", None), "basis", "canonical")
     if hasattr(solved, "solution"):

@@ -1,21 +1,12 @@
 """Style and layout shared by the interactive (HoloViews/Bokeh) and static (matplotlib) plots.
 
-numpy only: the ``*_mpl`` modules import from here, never from the ``*_hv`` modules, so a notebook figure does not
+No imports: the ``*_mpl`` modules import from here, never from the ``*_hv`` modules, so a notebook figure does not
 pull in HoloViews, Bokeh or Panel.
 
 >>> COLOURS["nom"], LABELS["aug_penalty"]
 ('#d62728', 'Aug + penalty')
->>> import numpy as np
->>> A = np.eye(3)[[2, 2, 0]]          # entries 0 and 1 use column 2, entry 2 uses column 0
->>> rows, cols = order(A, gt=np.array([0, 0, 1]))
->>> rows.tolist(), cols.tolist()     # column 2 stands for true block 0, column 0 for block 1, unused column 1 last
-([0, 1, 2], [2, 0, 1])
 """
 from __future__ import annotations
-
-import numpy as np
-
-from ..sharing.partition import canonical, matching
 
 #: one colour and one legend label per training strategy of ``lab.dynamics``
 COLOURS = {"nom": "#d62728", "aug": "#1f77b4", "equi": "#2ca02c", "aug_penalty": "#9467bd", "rpp": "#ff7f0e"}
@@ -41,10 +32,10 @@ LAYER_KIND_COLOURS = {"conv": "#1f77b4", "downsampling": "#d62728", "nonlinearit
 #: the meter's CNN variants (``lab.meter.cnn.MODELS``): strided red (the aliasing one), blurred green
 METER_MODEL_COLOURS = {"cnn-stride": "#d62728", "cnn-blur": "#2ca02c", "cnn-smooth": "#ff7f0e",
                        "cnn-blur-smooth": "#1f77b4"}
-#: the ensembles family's settings (``lab.experiments.ensembles.SETTINGS``, tested to agree), one colour each in every
+#: the ensembles family's settings (``lab.ensembles.family.SETTINGS``, tested to agree), one colour each in every
 #: figure: the theorem's setting green (as Equi), the broken initialisation orange, the broken layer space red
 SETTING_COLOURS = {"invariant": "#2ca02c", "noninvariant-init": "#ff7f0e", "noninvariant-space": "#d62728"}
-#: the bounds family's models (``lab.experiments.bounds.MODELS``, tested to agree), one colour each in every figure:
+#: the bounds family's models (``lab.bounds.family.MODELS``, tested to agree), one colour each in every figure:
 #: the MLP red (as the emlp family's MLP: no symmetry), the CNN blue (translations only), the C4-equivariant GCNN green
 #: (as Equi)
 BOUND_MODEL_COLOURS = {"mlp": MODEL_COLOURS["mlp"], "cnn": "#1f77b4", "gcnn": COLOURS["equi"]}
@@ -84,20 +75,10 @@ def metric_title(metric: str, kind: str = "") -> str:
     return f"{title} ({OVER[kind]})" if kind in OVER else title
 
 
-def order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row order, column order) that shows a sharing matrix A block by block: entries sorted by their true block,
-    columns in use sorted by the true block their block is matched to (unused columns last)."""
-    rows = np.argsort(gt, kind="stable")
-    hard = A.argmax(1)
-    match = matching(hard, gt)
-    canon = canonical(hard)
-    key = np.full(A.shape[1], np.inf)
-    for entry, col in enumerate(hard):
-        key[col] = min(key[col], match.get(int(canon[entry]), np.inf))
-    cols = np.lexsort((np.arange(A.shape[1]), key))
-    return rows, cols
-
-
+#: colours for models without one of their own (after ``MODEL_COLOURS``), in order
+OTHER_COLOURS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: white (0) to black (1), as the digits print: the image plots' palette
+GREYS = [f"#{v:02x}{v:02x}{v:02x}" for v in range(255, -1, -5)]
 #: colours of the runs compared in one plot (``lab.compare``): Dark2, none of them a strategy's colour above, so a
 #: comparison's colours (runs) are not read as strategies
 RUN_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")

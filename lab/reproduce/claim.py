@@ -1,7 +1,7 @@
 """What a reproducible claim is: its identity (id, paper, where, the paper's words and number) and a function that
 measures it under a profile (``quick`` or ``full``).  No torch here: the command line lists claims without it.
 
-A claim module (``lab/reproduce/dynamics.py``, ``sharing.py``, ``msr.py``, ``ranks.py``; later families add
+A claim module (``lab/dynamics/claims.py``, ``sharing.py``, ``msr.py``, ``ranks.py``; later families add
 theirs) declares its claims with ``@claim(...)`` on a function ``measure(profile) -> Outcome``.  The function picks
 its settings with ``profile.pick(quick=..., full=...)`` (``full`` = the paper's own settings), runs the lab's
 public functions, and returns what it measured, whether the claim holds, and the evidence (tables and curves)

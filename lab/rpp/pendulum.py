@@ -58,7 +58,7 @@ from .train import MODELS, RPPTrainError, objective
 #: channels, Adam 3e-3; RK4 at step 0.1 s while training (chapter 2's PAPER)
 PAPER = DynamicsSettings(train=500, test=500, epochs=1000, batch=500, channels=128, layers=3, lr=3e-3, substeps=2)
 #: the fast defaults (``lab rpp --task pendulum``): chapter 2's SMALL data and width (64 chunks, 32 channels, RK4 at
-#: 0.2 s), 64 test chunks, fewer epochs (``lab.experiments.rpp`` says what they cost)
+#: 0.2 s), 64 test chunks, fewer epochs (``lab.rpp.family`` says what they cost)
 SMALL = DynamicsSettings(train=64, test=64, epochs=40, batch=500, channels=32, layers=3, lr=3e-3, substeps=1)
 
 

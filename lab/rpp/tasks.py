@@ -44,7 +44,7 @@ table and of ``lab rpp``: the data the authors' runners trained on.  ``MODIFIED_
 the thesis's formula as written, kept as a named variant (``regime(..., variant="thesis")``, ``lab rpp --variant
 thesis``): its added term is about 20 times I (``added_term_scale``), so its targets and every model's test MSE on
 them are on that term's scale, not the inertia's.  Until 2026-11-27 the thesis's formula was the default (a saved run
-without the setting reads as that: ``lab.experiments.rpp.RPPConfig.saved_settings``).  Both flatten row-major (the
+without the setting reads as that: ``lab.rpp.family.RPPConfig.saved_settings``).  Both flatten row-major (the
 lab's ``T(2)`` layout and the authors' ``reshape``; a column-major ``vec`` is the transpose, which ``rho(g) = g (x) g``
 treats alike).  Both keep the subgroup of O(3) that maps z to +-z (``O2eR3()`` and the flip z -> -z): only tilts of
 the z axis see the extra term.

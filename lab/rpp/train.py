@@ -40,7 +40,7 @@ PRIOR_NAMES = tuple(PRIORS)
 
 #: the thesis's training (A.2.3.1): 1000 training points, 500 epochs (batch 500: 1000 steps), 3 x 384 channels
 PAPER = Schedule(lr=3e-3, batch=500, channels=384, layers=3, epoch_budget=10**12, max_epochs=500)
-#: the fast defaults (``lab.experiments.rpp``: 1000 training points, as the thesis): 80 epochs of batch 500, 160 steps
+#: the fast defaults (``lab.rpp.family``: 1000 training points, as the thesis): 80 epochs of batch 500, 160 steps
 SMALL = Schedule(lr=3e-3, batch=500, channels=384, layers=3, epoch_budget=10**12, max_epochs=80)
 
 

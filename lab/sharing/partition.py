@@ -45,6 +45,26 @@ def matching(a, b) -> dict[int, int]:
     return dict(zip(rows.tolist(), cols.tolist()))
 
 
+def block_order(A: np.ndarray, gt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row order, column order) that shows a sharing matrix A block by block: entries sorted by their true block,
+    columns in use sorted by the true block their block is matched to (unused columns last).
+
+    >>> A = np.eye(3)[[2, 2, 0]]          # entries 0 and 1 use column 2, entry 2 uses column 0
+    >>> rows, cols = block_order(A, gt=np.array([0, 0, 1]))
+    >>> rows.tolist(), cols.tolist()  # column 2 stands for true block 0, column 0 for block 1, unused column 1 last
+    ([0, 1, 2], [2, 0, 1])
+    """
+    rows = np.argsort(gt, kind="stable")
+    hard = A.argmax(1)
+    match = matching(hard, gt)
+    canon = canonical(hard)
+    key = np.full(A.shape[1], np.inf)
+    for entry, col in enumerate(hard):
+        key[col] = min(key[col], match.get(int(canon[entry]), np.inf))
+    cols = np.lexsort((np.arange(A.shape[1]), key))
+    return rows, cols
+
+
 def random_partition(K: int, blocks: int, rng) -> np.ndarray:
     """Labels of a uniformly shuffled partition of K entries into exactly ``blocks`` non-empty blocks."""
     if not 1 <= blocks <= K:
