@@ -129,3 +129,15 @@ def test_start_runs_saves_lists_and_a_load_restores_the_settings(pane):
     assert pane.n == 5 and pane.loaded == [0, 1, 4, 9, 16]
     assert pane._status.object.startswith(f"Loaded `{pane._saved.value.rsplit('/', 1)[-1]}` (finished)")
     assert "seed 7" in pane._status.object  # a setting no control shows, named
+
+
+def test_every_family_tab_is_a_job_pane_whose_css_is_its_manifests():
+    """The lab's own job tabs build on ``JobPane``, each for its own family, and the css prefix a pane declares is
+    the one its manifest gives the screenshots and browser tests (``Family.run_css``)."""
+    panes = {name: f.pane_class() for name, f in FAMILIES.items()
+             if f.pane and f.run.__module__.startswith("lab.") and name != "basis"}  # basis: the solve explorer
+    assert len(panes) >= 8 and all(issubclass(p, JobPane) for p in panes.values())
+    for name, pane in panes.items():
+        assert pane.family in (name, "sharing"), name  # msr's runs are the sharing pane's
+        run_css = FAMILIES[name].run_css
+        assert not run_css or run_css == f".{pane.css}", name
