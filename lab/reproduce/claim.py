@@ -1,10 +1,11 @@
 """What a reproducible claim is: its identity (id, paper, where, the paper's words and number) and a function that
 measures it under a profile (``quick`` or ``full``).  No torch here: the command line lists claims without it.
 
-A claim module (``lab/dynamics/claims.py``, ``sharing.py``, ``msr.py``, ``ranks.py``; later families add
-theirs) declares its claims with ``@claim(...)`` on a function ``measure(profile) -> Outcome``.  The function picks
-its settings with ``profile.pick(quick=..., full=...)`` (``full`` = the paper's own settings), runs the lab's
-public functions, and returns what it measured, whether the claim holds, and the evidence (tables and curves)
+A claim module (a family's ``claims*.py``: ``lab/dynamics/claims.py``, ``lab/sharing/claims_msr.py``,
+``lab/basis/claims.py`` ...; a plugin's own, named in its manifest's ``claims``) declares its claims with
+``@claim(...)`` on a function ``measure(profile) -> Outcome``.  The function picks its settings with
+``profile.pick(quick=..., full=...)`` (``full`` = the paper's own settings), runs the lab's public functions, and
+returns what it measured, whether the claim holds, and the evidence (tables and curves)
 the report draws.  It never tunes a setting on test data: where a setting is chosen, it is chosen on validation
 data, and the outcome says so.
 """
