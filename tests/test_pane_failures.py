@@ -26,6 +26,7 @@ import pytest
 
 from lab.sharing import pane as sharing_discovery
 from lab.dynamics import pane as training_dynamics
+from lab.dashboard import job_pane
 from lab.dashboard.guard import guard_settings
 from lab.sharing.pane import SharingDiscovery
 from lab.dynamics.pane import TrainingDynamics
@@ -203,6 +204,7 @@ def test_start_when_making_the_job_raises(which, failure, tmp_path, monkeypatch,
     spec = SPECS[which]
     exc, text = FAILURES[failure]
     monkeypatch.setattr(spec.module, "Job", _failing(exc))
+    monkeypatch.setattr(job_pane, "Job", _failing(exc))  # a pane whose Start makes its family's job in JobPane
     pane = spec.make(tmp_path)
     assert not pane.start()
     assert_inline(pane, text)
