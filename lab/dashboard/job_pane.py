@@ -58,18 +58,26 @@ def worker_param(what: str = "the run") -> param.Selector:
                           doc=f"where {what} goes: a worker process (the event loop stays free to draw) or a thread")
 
 
-def prepare_saved(run_kind, fields, path, results, progress=None, control=None) -> dict:
-    """Off the event loop (a pane's loading job): a saved run read and checked by its family's ``RunKind`` (refused
-    in one line over the ``run_bytes`` limit before anything is read), as {``name``, ``path``, ``meta``} and the
-    pane's own ``fields(run)`` (plain values: no widget is touched here)."""
+def open_saved(path, read, progress=None, control=None, steps: int = 1):
+    """Off the event loop (a pane's loading job): ``read()`` of the saved run at ``path``, refused in one line over
+    the ``run_bytes`` limit before anything is read, its first of ``steps`` progress steps saying so, a stop
+    honoured after it."""
     from ..limits import check_load
 
     check_load(path)
     if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
-    run = run_kind.read(path, root=results)
+        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": steps})
+    run = read()
     if control is not None:
         control.checkpoint()
+    return run
+
+
+def prepare_saved(run_kind, fields, path, results, progress=None, control=None) -> dict:
+    """Off the event loop (a pane's loading job): a saved run read and checked by its family's ``RunKind`` (refused
+    in one line over the ``run_bytes`` limit before anything is read), as {``name``, ``path``, ``meta``} and the
+    pane's own ``fields(run)`` (plain values: no widget is touched here)."""
+    run = open_saved(path, lambda: run_kind.read(path, root=results), progress, control)
     return {"name": run.path.name, "path": str(run.path), "meta": run.meta, **fields(run)}
 
 
@@ -77,14 +85,7 @@ def read_saved_run(family, path, results, progress=None, control=None):
     """Off the event loop (a pane's loading job): ``(run, rows, curves)`` of ``family``'s saved run at ``path``
     (refused in one line over the ``run_bytes`` limit before it is read; only from inside ``results``), its results
     and curve tables as plain records with missing values as None."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
-    run = family.load(path, root=results)
-    if control is not None:
-        control.checkpoint()
+    run = open_saved(path, lambda: family.load(path, root=results), progress, control)
 
     def records(df):
         return df.astype(object).where(df.notna(), None).to_dict("records")
@@ -267,9 +268,13 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         return loading if loading is not None else self._run_detail()
 
     # ------------------------------------------------------------------ saved runs
+    def _saved_paths(self) -> list:
+        """The runs the Saved-runs list offers: the family's, newest first, at most ``saved_listed``."""
+        return self.manifest.run_kind.list(self.results)[:self.saved_listed]
+
     @guard("listing the saved runs")
     def _refresh_saved(self):
-        self._list_runs(self.manifest.run_kind.list(self.results)[:self.saved_listed])
+        self._list_runs(self._saved_paths())
 
     @staticmethod
     def _saved_fields(run) -> dict:

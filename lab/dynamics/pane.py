@@ -15,7 +15,6 @@ the step; a loaded run shows its saved summary's (— for runs saved before the 
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pandas as pd
 import panel as pn
@@ -33,7 +32,7 @@ from ..reps import parse_rep
 from ..dashboard.compare_runs import RunComparison
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard, guard_settings, guarded
-from ..dashboard.job_pane import JobPane, worker_param
+from ..dashboard.job_pane import JobPane, open_saved, worker_param
 from ..dashboard.layout import titled
 from ..dashboard.live import LiveData, LivePlot, LiveView
 
@@ -320,9 +319,9 @@ class TrainingDynamics(JobPane):
         return self.live.frames
 
     # ------------------------------------------------------------------ saved runs
-    @guard("listing the saved runs")
-    def _refresh_saved(self):
-        self._list_runs(list_runs(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
+    def _saved_paths(self) -> list:
+        """The trained runs only (a run stopped at step 0 has nothing to draw)."""
+        return list_runs(self.results, trained_only=True)[:self.saved_listed]
 
     def _prepare_saved(self):
         return prepare_saved_run
@@ -410,14 +409,7 @@ class TrainingDynamics(JobPane):
 def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     """Off the event loop (the pane's loading job): read a saved run and build its curves' data.  A run whose
     metrics are larger than ``limits.LOAD_BYTES`` is refused in one line before it is read."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 2})
-    run = FAMILIES["dynamics"].load(path, root=results)
-    if control is not None:
-        control.checkpoint()
+    run = open_saved(path, lambda: FAMILIES["dynamics"].load(path, root=results), progress, control, steps=2)
     df = run.metrics
     last = df.step.max() if not df.empty else None
     latest = df[df.step == last].to_dict("records") if last is not None else []

@@ -36,7 +36,7 @@ from ..jobs import Job
 from .plots_bokeh import CAPTION, cumulative_figure, example_figures
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard, guarded
-from ..dashboard.job_pane import JobPane, worker_param
+from ..dashboard.job_pane import JobPane, open_saved, worker_param
 from ..dashboard.layout import titled
 from ..dashboard.live import LivePlot, LiveView
 
@@ -253,7 +253,7 @@ class EquivarianceMeter(JobPane):
     def _refresh_saved(self):
         """The Saved runs, and the model list: the CNNs, the presets and the saved runs (a saved model is measured
         again)."""
-        paths = self.manifest.run_kind.list(self.results)[:self.saved_listed]
+        paths = self._saved_paths()
         self._list_runs(paths)
         options = model_options([(p.name, str(p)) for p in paths], self._session)
         keep = self.model
@@ -379,12 +379,7 @@ def headline(view: dict) -> str:
 def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     """Off the event loop (the pane's loading job): ``saved_view`` of a run in ``results`` (refused in one line over
     the ``run_bytes`` limit before it is read)."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 1})
-    return meter_family.saved_view(path, results, control=control)
+    return open_saved(path, lambda: meter_family.saved_view(path, results, control=control), progress)
 
 
 add_config_params(EquivarianceMeter, MeterConfig, CONFIG_NAMES, defaults=PANE_DEFAULTS)

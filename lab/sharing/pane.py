@@ -16,7 +16,6 @@ an inline message, the buttons and status back to idle, no traceback in the serv
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import holoviews as hv
 import numpy as np
@@ -28,7 +27,7 @@ from ..config import ConfigError
 from ..dashboard.compare_runs import RunComparison
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard, guarded
-from ..dashboard.job_pane import JobPane, worker_param
+from ..dashboard.job_pane import JobPane, open_saved, worker_param
 from ..dashboard.layout import titled
 from ..dashboard.runner import WORKER_THREADS
 from ..experiments import FAMILIES
@@ -238,9 +237,9 @@ class SharingDiscovery(SharingPictures, JobPane):
         return self._outcome(live=True)
 
     # ------------------------------------------------------------------ saved runs
-    @guard("listing the saved runs")
-    def _refresh_saved(self):
-        self._list_runs(list_runs(self.results, trained_only=True)[:50])  # a run stopped at step 0: nothing to draw
+    def _saved_paths(self) -> list:
+        """The trained runs only (a run stopped at step 0 has nothing to draw)."""
+        return list_runs(self.results, trained_only=True)[:self.saved_listed]
 
     def _prepare_saved(self):
         return prepare_saved_run
@@ -361,14 +360,8 @@ def prepare_saved_run(path, results, progress=None, control=None) -> dict:
     """Off the event loop (the pane's loading job): read a saved run and build its curves and records (the event
     loop only draws them).  A run whose files are larger than the ``run_bytes`` limit is refused in one line
     before it is read."""
-    from ..limits import check_load
-
-    check_load(path)
-    if progress is not None:
-        progress({"kind": "progress", "message": f"reading {Path(path).name}", "done": 0, "total": 2})
-    run = FAMILIES["sharing"].load(path, root=results)  # method 2 runs live in the same store
-    if control is not None:
-        control.checkpoint()
+    # method 2 runs live in the same store
+    run = open_saved(path, lambda: FAMILIES["sharing"].load(path, root=results), progress, control, steps=2)
     if progress is not None:
         progress({"kind": "progress", "message": f"building the curves of {len(run.history):,} steps", "done": 1,
                   "total": 2})
