@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 
 
 def lazy_exports(package: str, names: dict[str, str]):
@@ -22,4 +23,23 @@ def lazy_exports(package: str, names: dict[str, str]):
     def __dir__():
         return sorted(set(vars(sys.modules[package])) | set(names))
 
+    _keep_shadowed(package, {n for n, where in names.items() if where.partition(":")[0] == n
+                             and where.partition(":")[2] in ("", n)})
     return __getattr__, __dir__
+
+
+def _keep_shadowed(package: str, shadowed: set[str]) -> None:
+    """A public name that is also the name of the submodule defining it (``lab.ensembles.train``, the function in
+    ``train.py``) stays the public object: the import system sets the package's attribute to the submodule on its
+    first import, and the package's module class puts the object of that name back (as an eager
+    ``from .train import train`` did)."""
+    if not shadowed:
+        return
+
+    class Package(types.ModuleType):
+        def __setattr__(self, name, value):
+            if name in shadowed and isinstance(value, types.ModuleType) and value.__name__ == f"{package}.{name}":
+                value = getattr(value, name)
+            super().__setattr__(name, value)
+
+    sys.modules[package].__class__ = Package

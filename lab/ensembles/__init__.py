@@ -12,23 +12,7 @@
 
 A science package: torch and numpy, no UI; bad input raises ``EnsembleError`` (a ``LabError``).
 """
-import sys
-import types
-
 from ..lazy import lazy_exports
-
-
-class _Package(types.ModuleType):
-    """The package's ``train`` is the function (``train.train``), as it was when these names loaded eagerly: the
-    import system's ``setattr(package, "train", <submodule>)`` on the submodule's first import keeps the function."""
-
-    def __setattr__(self, name, value):
-        if name == "train" and isinstance(value, types.ModuleType):
-            value = value.train
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 #: the public names, each imported from its module on first use: torch loads only then, so the family's light
 #: modules (its manifest, what ``lab --help`` reads) import without it
