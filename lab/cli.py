@@ -24,6 +24,7 @@ import threading
 import time
 
 from .commands import COMMANDS, DISPATCH  # noqa: F401  (the command -> families table, lab/commands.py)
+from .config import SEED_HIGH
 from .errors import LabError
 
 
@@ -60,13 +61,80 @@ def add_config_arguments(parser: argparse.ArgumentParser, families) -> None:
         if o.type is bool:
             kw["action"] = "store_false" if o.default else "store_true"
         else:
-            kw["type"] = o.type if o.type in (int, float) else str
             choices = [c for _, opt in group for c in (opt.choices or ())]
+            kw["type"] = o.type if o.type in (int, float) else _given_text(o.type is tuple, choices, group)
             if choices and o.type is not tuple:
                 kw["choices"] = list(dict.fromkeys(choices))
             if o.metavar:
                 kw["metavar"] = o.metavar
         parser.add_argument(o.flag, **kw)
+
+
+def _given_text(is_list: bool = False, choices=(), entries=(), allowed: str | None = None, required: bool = False):
+    """The argparse type of a text or list option: a value given explicitly must say something -- an empty or
+    blank text, or a list with no item (``""``, ``" "``, ``","``), is refused with one line (exit code 2) rather
+    than taken as the default or as "everything"; leaving the option out gives the default."""
+    defaults = [o.default for _, o in entries if o.default not in (None, "", ())]
+    example = defaults[0] if defaults else None
+    example = ",".join(map(str, example)) if isinstance(example, tuple) else example
+    if choices:
+        allowed = f"{'one or more' if is_list else 'one'} of {', '.join(dict.fromkeys(choices))}"
+    else:
+        allowed = allowed or ("one or more comma-separated values" if is_list else "a value")
+    hint = f"give {allowed}{f' (default: {example})' if example is not None else ''}" + \
+        ("" if required else ", or leave the option out")
+
+    def parse(text: str) -> str:
+        empty = not text.strip() or (is_list and not any(part.strip() for part in text.split(",")))
+        if empty:
+            raise argparse.ArgumentTypeError(f"{'an empty list' if is_list else 'an empty value'} {text!r}: {hint}")
+        return text
+
+    parse.__name__ = "list" if is_list else "text"  # argparse names the type in its own messages
+    return parse
+
+
+def _span(kind, low=None, high=None) -> str:
+    if kind is int:
+        return f"a whole number from {low}" + (f" to {high}" if high is not None else " up")
+    return "a finite number" + (f" of at least {low:g}" if low is not None else "") + \
+        (f" and at most {high:g}" if high is not None else "")
+
+
+def _out_of_range(kind, value, low=None, high=None) -> bool:
+    return (kind is float and not math.isfinite(value)) or (low is not None and value < low) \
+        or (high is not None and value > high)
+
+
+def _number(kind, low=None, high=None):
+    """The argparse type of a numeric option of a command not built from a config (``sweep``, ``reproduce``): a
+    whole number (``kind`` int) or a finite number, from ``low`` to ``high``; anything else is one line naming the
+    option and its range (exit code 2)."""
+    span = _span(kind, low, high)
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {span}") from None
+        if _out_of_range(kind, value, low, high):
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: give {span}")
+        return value
+
+    parse.__name__ = "int" if kind is int else "float"
+    return parse
+
+
+def _check_number(flag: str, value, kind, low=None, high=None) -> None:
+    """``LabError`` (one line, exit code 2) naming ``flag`` and its range when ``value`` (given) is outside it."""
+    if value is not None and _out_of_range(kind, value, low, high):
+        raise LabError(f"{flag} {value}: out of range: give {_span(kind, low, high)}")
+
+
+#: the most worker processes (and threads per worker) a local sweep cluster may start
+MAX_LOCAL_WORKERS = 256
+#: the most group elements and inputs an audit samples (the meter's --samples has the same bound)
+MAX_AUDIT_SAMPLES = 100_000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,9 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_config_arguments(sp, families)
         for fam in families:
             for out in fam.outputs:
-                sp.add_argument(out.option.flag, metavar=out.option.metavar, default=None, help=out.option.help)
+                sp.add_argument(out.option.flag, metavar=out.option.metavar, default=None, help=out.option.help,
+                                type=_given_text())
         if any(f.cli_saves for f in families):
-            sp.add_argument("--out", default=None, metavar="DIR",
+            sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
                             help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
             sp.add_argument("--no-save", action="store_true", help="do not save the run")
         sp.add_argument("--json", action="store_true", help="print one JSON object")
@@ -107,13 +176,14 @@ def add_sweep_parser(sub) -> None:
                                     "validated before anything runs.  Re-running resumes: points already done are "
                                     "skipped.")
     sp.add_argument("file", metavar="FILE", help="the sweep file (YAML)")
-    sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=_given_text(),
                     help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a LocalCluster here)")
-    sp.add_argument("--workers", type=int, default=None, metavar="N", help="local cluster: worker processes "
-                                                                           "(default: 2)")
-    sp.add_argument("--threads-per-worker", dest="threads_per_worker", type=int, default=1, metavar="T",
-                    help="local cluster: threads per worker (default: 1)")
-    sp.add_argument("--out", default=None, metavar="DIR",
+    sp.add_argument("--workers", type=_number(int, 1, MAX_LOCAL_WORKERS), default=None, metavar="N",
+                    help=f"local cluster: worker processes, 1 to {MAX_LOCAL_WORKERS} (default: 2)")
+    sp.add_argument("--threads-per-worker", dest="threads_per_worker", type=_number(int, 1, MAX_LOCAL_WORKERS),
+                    default=1, metavar="T", help=f"local cluster: threads per worker, 1 to {MAX_LOCAL_WORKERS} "
+                                                 f"(default: 1)")
+    sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
                     help="the results store (default: LAB_RESULTS_DIR/sweeps/<file's name>)")
     sp.add_argument("--retry-failed", dest="retry_failed", action="store_true",
                     help="run again the points that failed (by default they are skipped, like the done ones)")
@@ -134,21 +204,27 @@ def add_audit_parser(sub) -> None:
                                     "first layer that breaks it. Exit code 0 when equivariant within tolerance, 3 "
                                     "when not, 2 on bad input.")
     sp.add_argument("model", metavar="PATH|PRESET",
+                    type=_given_text(allowed="a preset or a run's directory", required=True),
                     help="the directory of a run saved by lab lie-derivative of a preset (its weights), or a preset "
                          "built afresh: " + "; ".join(f"{k}: {p.description}" for k, p in PRESETS.items()))
-    sp.add_argument("--group", default=None, metavar="G", help="the group to audit against, e.g. 'SO(3)' "
-                                                                "(default: the model's own)")
-    sp.add_argument("--rep-in", dest="rep_in", default=None, metavar="R",
+    text = _given_text()
+    sp.add_argument("--group", default=None, metavar="G", type=text,
+                    help="the group to audit against, e.g. 'SO(3)' (default: the model's own)")
+    sp.add_argument("--rep-in", dest="rep_in", default=None, metavar="R", type=text,
                     help="the input rep, e.g. '2*V' (default: the model's own, over --group)")
-    sp.add_argument("--rep-out", dest="rep_out", default=None, metavar="R",
+    sp.add_argument("--rep-out", dest="rep_out", default=None, metavar="R", type=text,
                     help="the output rep, e.g. 'Scalar+V' (default: the model's own, over --group)")
     sp.add_argument("--tolerance", type=float, default=None, metavar="T",
-                    help="one fixed tolerance for every check (default: 1000 x eps(dtype) x cond(rho(g)))")
+                    help="one fixed tolerance for every check, a finite number >= 0 (default: 1000 x eps(dtype) x "
+                         "cond(rho(g)))")
     sp.add_argument("--samples", type=int, default=None, metavar="N",
-                    help="group elements sampled besides the discrete generators (default: 8)")
-    sp.add_argument("--inputs", type=int, default=None, metavar="N", help="random input vectors (default: 16)")
+                    help=f"group elements sampled besides the discrete generators, 0 to {MAX_AUDIT_SAMPLES} "
+                         f"(default: 8)")
+    sp.add_argument("--inputs", type=int, default=None, metavar="N",
+                    help=f"random input vectors, 1 to {MAX_AUDIT_SAMPLES} (default: 16)")
     sp.add_argument("--seed", type=int, default=0,
-                    help="seed of the inputs, the sampled elements and a preset's weights (default: 0)")
+                    help="seed of the inputs, the sampled elements and a preset's weights, 0 to 2^32 - 1 "
+                         "(default: 0)")
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: "ok", "worst", "tolerance", "first_breaking_layer", "per_generator", '
                          '"per_element", "layers", ... (lab.audit.AuditResult.to_dict) and "target", "preset", '
@@ -162,7 +238,7 @@ def add_runs_parser(sub) -> None:
                                     "sharing runs: their curves in one table (CSV) and one figure (PNG), each run "
                                     "labelled by the settings that differ between them.")
     runs = sp.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
-    directory = dict(default=None, metavar="DIR",
+    directory = dict(default=None, metavar="DIR", type=_given_text(),
                      help="the runs directory to look in (default: every family's under LAB_RESULTS_DIR, or the "
                           "user data dir)")
     ls = runs.add_parser("list", help="the saved runs, newest first")
@@ -175,9 +251,10 @@ def add_runs_parser(sub) -> None:
                                      "run's label and last values.")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="a run's directory, or its name in the results directory")
     cp.add_argument("--dir", **directory)
-    cp.add_argument("--csv", default=None, metavar="FILE",
+    cp.add_argument("--csv", default=None, metavar="FILE", type=_given_text(),
                     help="write the curves as CSV (columns run, name, metric, series, step, value)")
-    cp.add_argument("--png", default=None, metavar="FILE", help="write the overlay as a PNG figure")
+    cp.add_argument("--png", default=None, metavar="FILE", type=_given_text(),
+                    help="write the overlay as a PNG figure")
     cp.add_argument("--logy", action="store_true", help="logarithmic y axes in the PNG")
     cp.add_argument("--json", action="store_true",
                     help='print one JSON object: {"runs": [{"label", "name", "path", "status", "final": '
@@ -204,24 +281,27 @@ def add_reproduce_parser(sub) -> None:
                       help="larger settings, the papers' own where they can run here (uses the GPU when present)")
     sp.set_defaults(profile="quick")
     sp.add_argument("--only", default=None, metavar="ID,...",
+                    type=_given_text(True, allowed="one or more claim ids, comma-separated (lab reproduce --list)"),
                     help="comma list of claim ids (default: all): " + ", ".join(CLAIM_IDS))
-    sp.add_argument("--out", default=None, metavar="DIR",
+    sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
                     help="output directory (default: LAB_RESULTS_DIR/reproduce/PROFILE or the user data dir)")
-    sp.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    sp.add_argument("--device", default="auto", type=_given_text(allowed="auto, cpu or cuda"),
+                    help="auto (CUDA when present), cpu or cuda")
     sp.add_argument("--dtype", default=None, choices=("float32", "float64"),
                     help="training precision (default: float32 on CUDA, float64 on CPU)")
-    sp.add_argument("--data", default=None, metavar="DIR",
+    sp.add_argument("--data", default=None, metavar="DIR", type=_given_text(),
                     help="a directory with MNIST IDX files you already have (t10k-images-idx3-ubyte[.gz], "
                          "t10k-labels-idx1-ubyte[.gz]): Trans then trains on MNIST 14x14 as in the paper "
                          "(default: scikit-learn's digits; nothing is downloaded)")
     sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
-    sp.add_argument("--seed", type=int, default=0, metavar="N",
-                    help="the first replicate seed (default 0): the same seed gives the same report numbers")
+    sp.add_argument("--seed", type=_number(int, 0, SEED_HIGH), default=0, metavar="N",
+                    help="the first replicate seed, 0 to 2^32 - 1 (default 0): the same seed gives the same report "
+                         "numbers")
     sp.add_argument("--workers", default="auto", type=_workers, metavar="N",
                     help="processes measuring the claims on this machine, each module's claims in one, the largest "
                          "first (default auto: one per core; 1: in this process); every claim computes on one torch "
                          "thread, so the numbers do not depend on N")
-    sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=_given_text(),
                     help="measure the claims as one sweep on the Dask cluster at ADDRESS (each module's claims one "
                          "task; the workers must see --out, e.g. a shared file system), then write the report here")
     sp.add_argument("--list", action="store_true", help="list the claims and exit")
@@ -270,7 +350,15 @@ def config_from_args(family, args):
             if o.name in given and o.name not in names and not o.positional:
                 raise LabError(f"{o.flag} does not apply to {_describe(family, given)} "
                                f"(it is an option of {_describe(other, None, o.only)})")
-    return family.config(**{k: v for k, v in given.items() if k in names}).validate()
+    from .config import ConfigError
+
+    try:
+        return family.config(**{k: v for k, v in given.items() if k in names}).validate()
+    except ConfigError as err:  # a number out of its domain: the message says which flag and what it takes
+        o = getattr(err, "option", None)
+        if o is None or o.type not in (int, float) or o.choices or o.positional:
+            raise
+        raise ConfigError(f"{err} ({o.flag} takes {o.range_text})") from None
 
 
 def _describe(family, given: dict | None, only=None) -> str:
@@ -527,7 +615,8 @@ def _reproduce(args) -> int:
         for c in load_claims().values():
             print(f"{c.id:<34} {c.paper:<9} {c.kind:<10} {c.where}")
         return 0
-    runner.select(args.only)  # an unknown id is refused before anything runs
+    runner.select(args.only)  # an unknown id (or an empty selection) is refused before anything runs
+    runner.check_request(args.profile, args.device, args.data)  # so are a bad device and --data, before workers
     printer = ProgressLine() if not args.json else None
     control = Control()
     with _Interrupts(control, printer) as interrupts:
@@ -568,6 +657,12 @@ def _reproduce(args) -> int:
 def _audit(args) -> int:
     from .audit.cli import run
 
+    # each number in its domain before any model is built (one line naming the option, exit code 2)
+    for flag, value, kind, low, high in (("--tolerance", args.tolerance, float, 0, None),
+                                         ("--samples", args.samples, int, 0, MAX_AUDIT_SAMPLES),
+                                         ("--inputs", args.inputs, int, 1, MAX_AUDIT_SAMPLES),
+                                         ("--seed", args.seed, int, 0, SEED_HIGH)):
+        _check_number(flag, value, kind, low, high)
     out = run(args.model, args.group, args.rep_in, args.rep_out, args.tolerance, args.samples, args.inputs, args.seed)
     print(json.dumps(strict(out.payload), allow_nan=False) if args.json else out.text(), flush=True)
     return out.exit_code
@@ -648,10 +743,7 @@ def _sweep(args) -> int:
     from .sweeps import SweepStore, load_sweep
     from .sweeps.run import run_sweep
 
-    for name, value, low in (("--workers", args.workers, 1), ("--threads-per-worker", args.threads_per_worker, 1)):
-        if value is not None and value < low:
-            raise LabError(f"{name} must be at least {low}, got {value}")
-    spec = load_sweep(args.file)
+    spec = load_sweep(args.file)  # its number of points is refused over the limit sweep_points before any is built
     out = Path(args.out) if args.out else runs_root(None, env_sub="sweeps", user_sub="sweeps") / Path(args.file).stem
     store = SweepStore(out)
     printer = ProgressLine() if not args.json else None

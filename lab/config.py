@@ -32,6 +32,10 @@ from .errors import LabError
 
 _MISSING = dataclasses.MISSING
 
+#: the largest seed an option takes (``option(0, ..., low=0, high=SEED_HIGH)``): numpy's legacy seeding and the
+#: samplers built on it take 0 .. 2^32 - 1, and torch's generators overflow past 2^63 - 1 once a run adds its offsets
+SEED_HIGH = 2**32 - 1
+
 
 class ConfigError(LabError, ValueError):
     """A config value is of the wrong type, out of its bounds, not one of its choices, or inconsistent."""
@@ -69,11 +73,31 @@ class Option:
     def base_type(self):
         return self.type
 
+    @property
+    def range_text(self) -> str:
+        """What a numeric option takes, for messages: ``a whole number from 1 to 64``, ``a finite number above 0``,
+        ``a finite number from 0 to 0.9``."""
+        low, high = self.low, self.high
+        if self.type is int:
+            if low is not None and high is not None:
+                return f"a whole number from {_num(low + 1 if self.positive else low)} to {_num(high)}"
+            if low is not None:
+                return f"a whole number {'above' if self.positive else 'of at least'} {_num(low)}"
+            return "a whole number" + (f" of at most {_num(high)}" if high is not None else "")
+        if low is not None and high is not None and not self.positive:
+            return f"a finite number from {_num(low)} to {_num(high)}"
+        parts = ([f"above {_num(low)}" if self.positive else f"of at least {_num(low)}"] if low is not None else []) + \
+            ([f"at most {_num(high)}"] if high is not None else [])
+        return "a finite number" + (" " + " and ".join(parts) if parts else "")
+
 
 def option(default, help: str, *, choices=None, low=None, high=None, positive=False, cli=None,
            positional=False, metavar=None, ui=True, label=None, only=None):
     """Declare a config field (see the module docstring).  ``only``: the values of the config's ``dispatch``
-    field for which the option means something; set to anything but its default elsewhere it is refused."""
+    field for which the option means something; set to anything but its default elsewhere it is refused.
+    ``positive`` without ``low`` means above 0 (a learning rate): ``positive`` is strictly above ``low``."""
+    if positive and low is None:
+        low = 0
     meta = {"help": help, "choices": tuple(choices) if choices is not None else None, "low": low, "high": high,
             "positive": positive, "cli": cli, "positional": positional, "metavar": metavar, "ui": ui,
             "label": label, "only": tuple(only) if only is not None else None}
@@ -160,7 +184,11 @@ class Config:
         """Check every declared field, then ``check()``; returns self (``ConfigError`` on bad values)."""
         declared = self.declarations()
         for o in declared:
-            setattr(self, o.name, _check_value(o, getattr(self, o.name)))
+            try:
+                setattr(self, o.name, _check_value(o, getattr(self, o.name)))
+            except ConfigError as err:
+                err.option = o  # which declaration refused it (the command line adds the flag and its range)
+                raise
         chosen = getattr(self, self.dispatch) if self.dispatch else None
         for o in declared:
             if o.only is not None and chosen not in o.only and getattr(self, o.name) != o.default:
@@ -254,9 +282,19 @@ def _check_value(o: Option, v):
         raise ConfigError(f"{o.what}: unknown value {v!r}: choose one of {', '.join(map(str, o.choices))}")
     if o.low is not None:
         if o.positive and not v > o.low:
-            raise ConfigError(f"{o.what} must be above {o.low:g}, got {v:g}")
+            raise ConfigError(f"{o.what} must be above {_num(o.low)}, got {_num(v)}")
         if not o.positive and v < o.low:
-            raise ConfigError(f"{o.what} must be at least {o.low:g}, got {v:g}")
+            raise ConfigError(f"{o.what} must be at least {_num(o.low)}, got {_num(v)}")
     if o.high is not None and v > o.high:
-        raise ConfigError(f"{o.what} must be at most {o.high:g}, got {v:g}")
+        raise ConfigError(f"{o.what} must be at most {_num(o.high)}, got {_num(v)}")
     return v
+
+
+def _num(x) -> str:
+    """A bound or value in a message: ``:g`` as before, but a whole number written out in full (``:g`` would show
+    a seed's bound 4294967295 and the 4294967296 given both as 4.29497e+09)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
+        return f"{x:g}" if abs(x) < 1e6 else str(int(x))
+    return f"{x:g}"

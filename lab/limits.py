@@ -61,6 +61,8 @@ LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
     Limit("group_dim", 2**22, "base dimension", "the dimension d of the space a group acts on"),
     Limit("group_bytes", 512 * _MB, "memory for the generators", "bytes of a group's generators and Lie algebra"),
     Limit("run_bytes", 512 * _MB, "size", "bytes of a saved run's metrics the dashboard reads to draw it"),
+    Limit("sweep_points", 100_000, "number of points", "points of one sweep: the product of its grid axes, zip "
+                                                       "groups and seeds"),
 )}
 
 _overrides: contextvars.ContextVar[dict] = contextvars.ContextVar("lab_limit_overrides", default={})

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from .paper import INITS, setting
 
 EXPERIMENTS = ("perm", "trans", "rot", "custom")
@@ -38,7 +38,7 @@ class DynamicsConfig(Config):
                                          choices=STRATEGIES, label="strategy")
     lr: float | None = option(None, "learning rate (default: the experiment's)", low=0, positive=True,
                               label="the learning rate")
-    seed: int = option(0, "random seed", low=0)
+    seed: int = option(0, "random seed", low=0, high=SEED_HIGH)
     aug_passes: int | None = option(None, "augmentation passes L per step (default: the experiment's)", low=1,
                                     high=1_000_000)
     exact_orbit: bool = option(False, "average over every group element (small groups)")

@@ -37,7 +37,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 # These lists are ``lab.ensembles``'s, spelled here because ``lab --help`` imports no torch; tests check they agree.
@@ -104,7 +104,7 @@ class EnsemblesConfig(Config):
     steps: int = option(200, "SGD steps of every member", low=1, high=1_000_000)
     channels: int = option(8, "channels of each of the three convolutions", low=1, high=256)
     batch: int = option(32, "mini-batch of every member (the authors': 32)", low=1, high=4096)
-    lr: float = option(0.01, "SGD learning rate (the authors': 0.01)", positive=True)
+    lr: float = option(0.01, "SGD learning rate (the authors': 0.01)", low=0, positive=True)
     augment: str = option("sampled", "data augmentation: each sample rotated by a random element (the poster's), all "
                                      "four rotations averaged (the expected augmented loss), or none (a baseline)",
                           choices=AUGMENTS)
@@ -120,7 +120,8 @@ class EnsemblesConfig(Config):
                               metavar="DIR")
     group: str | None = option(None, "the custom task's group: a finite signed-permutation group the engine knows "
                                      "(default S(6)); --task custom only")
-    seed: int = option(0, "seed of the data split, the members' initialisations, batches and rotations", low=0)
+    seed: int = option(0, "seed of the data split, the members' initialisations, batches and rotations", low=0,
+                       high=SEED_HIGH)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
     def check(self) -> None:
@@ -507,7 +508,7 @@ FAMILY = Family(
     claims=("lab.ensembles.claims",),
     papers=(("ensembles", "Ensembles Learn Equivariance Through Data Augmentation (Nordenfors, poster)"),),
     name="ensembles", title="Ensembles", config=EnsemblesConfig, run=run, summary=summary, text=text, save=save,
-    load=load, results_dir=results_dir, cli_saves=True, runs="lab.ensembles.store:RUNS",
+    load=load, results_dir=results_dir, cli_saves=True, runs="lab.ensembles.store:RUNS", headline="slope",
     help="ensembles trained under augmentation become equivariant: the theorem's two assumptions tested",
     description="Nordenfors & Flinth: if the layer space is invariant and the initialisation invariantly "
                 "distributed, the ensemble mean trained under data augmentation is equivariant at every time. A pool "

@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from .presets import (BATCH, CNN_MODELS, EPOCHS, LR, MODELS, PRESET_CHANNELS,  # noqa: F401 (re-exported)
                              PRESET_LAYERS, PRESETS, WIDTH, Preset, build_model)
 from ..experiments.family import Family, progress_record
@@ -87,7 +87,7 @@ class MeterConfig(Config):
     samples: int = option(256, "inputs measured (the first N of the set, all of a smaller one; the presets: N "
                                "Gaussian vectors)", low=1, high=100_000)
     seed: int = option(0, "seed of the data split, the weights, the batch order and the noise or Gaussian inputs",
-                       low=0)
+                       low=0, high=SEED_HIGH)
     epochs: int = option(EPOCHS, f"the CNN's training epochs (batch {BATCH}, Adam {LR:g}; 19 steps an epoch)",
                          low=1, high=1000)
     output: str = option("probs", "what the CNN's Lie derivative is of: softmax probabilities (the thesis) or logits",

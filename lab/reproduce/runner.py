@@ -171,14 +171,21 @@ def output_dir(out=None, profile: str = "quick") -> Path:
 
 
 def select(ids=None) -> list:
-    """The claims to run, in report order; ``ids``: an iterable of claim ids or a comma-separated text."""
+    """The claims to run, in report order; ``ids``: an iterable of claim ids or a comma-separated text, or None for
+    every claim.  An empty selection given explicitly (``""``, ``" , "``, ``[]``) is refused, not read as every
+    claim."""
     from . import load_claims
 
     claims = load_claims()
-    if ids is None or ids == "":
+    if ids is None:
         return list(claims.values())
+    given = ids
     if isinstance(ids, str):
         ids = [i.strip() for i in ids.split(",") if i.strip()]
+    ids = list(ids)
+    if not ids:
+        raise ReproduceError(f"--only: an empty selection of claims {given!r}: give one or more claim ids "
+                             f"(comma-separated), or leave it out for every claim")
     unknown = [i for i in ids if i not in claims]
     if unknown:
         raise ReproduceError(f"unknown claim id {unknown[0]!r}: choose from {', '.join(claims)}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 from .family import load, results_dir  # method 2 runs live in the sharing store too
 
@@ -41,7 +41,7 @@ class MSRConfig(Config):
     outer_lr: float = option(1e-3, "msr: outer Adam learning rate", low=0, positive=True)
     steps: int = option(1000, "outer (meta-training) steps", low=1, high=10_000_000)
     trials: int = option(1, "independent trials (seeds seed, seed+1, ...)", low=1, high=10_000)
-    seed: int = option(0, "random seed", low=0)
+    seed: int = option(0, "random seed", low=0, high=SEED_HIGH)
 
     def check(self) -> None:
         if self.kernel > self.n_in:

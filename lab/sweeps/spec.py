@@ -14,7 +14,9 @@ YAML (read with ``yaml.safe_load``: data only, nothing evaluated)::
 Option names are the command line's (``quant-steps`` or ``quant_steps``).  ``SweepSpec.points()`` yields every
 point's settings (fixed + one value per axis) in a fixed order; ``validate`` builds each through the family's config
 before anything runs, and a bad key or value is one ``SweepError`` line naming the point and the option.  The number
-of points is computed from the axes' lengths (exact integers) before any point is built.
+of points is computed from the axes' lengths, the zip groups' and ``seeds`` (exact integers) when the file is parsed,
+before any point (or the seed axis) is built, and refused over the limit ``sweep_points`` of ``lab.limits``
+(``LAB_MAX_SWEEP_POINTS`` raises it) with a ``SweepSizeError``.
 """
 from __future__ import annotations
 
@@ -26,15 +28,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import LabError
+from ..limits import LimitError
 
 #: the keys a sweep file may have
 KEYS = ("experiment", "fixed", "grid", "zip", "seeds")
-#: the most points one sweep may have (``LAB_MAX_SWEEP_POINTS`` raises it)
-MAX_POINTS = 10_000_000
 
 
 class SweepError(LabError, ValueError):
     """A sweep file that cannot run: a bad key, value or experiment (one line)."""
+
+
+class SweepSizeError(SweepError, LimitError):
+    """A sweep with more points than the limit ``sweep_points`` (``lab.limits``): refused before any is built."""
+
+    def __init__(self, name: str, value: int, limit: int, what: str):
+        self.what = what
+        super().__init__(name, value, limit, what)
+
+
+def check_size(size: int, limit: int | None = None, what: str = "the sweep") -> int:
+    """``size`` (a sweep's number of points) if within ``limit`` (default: the limit ``sweep_points`` of
+    ``lab.limits``), else ``SweepSizeError`` naming the limit and how to raise it."""
+    from .. import limits
+
+    cap = limits.get("sweep_points") if limit is None else limit
+    if size > cap:
+        raise SweepSizeError("sweep_points", size, cap, what)
+    return size
 
 
 def resolve_family(experiment: str, settings: dict | None = None):
@@ -70,6 +90,15 @@ def _values(name: str, values) -> list:
     return values
 
 
+def _blank(value) -> bool:
+    """An explicitly empty value: a text of nothing but spaces and commas, or a list of such texts (or of none)."""
+    if isinstance(value, str):
+        return not value.replace(",", "").strip()
+    if isinstance(value, (list, tuple)):
+        return all(_blank(v) for v in value)
+    return False
+
+
 def point_id(settings: dict) -> str:
     """A point's identity: a hash of its settings (canonical JSON), the same in every run of the sweep."""
     text = json.dumps(settings, sort_keys=True, default=str, separators=(",", ":"))
@@ -89,10 +118,7 @@ class SweepSpec:
 
     def size(self) -> int:
         """The number of points (exact), from the axes' lengths alone."""
-        n = math.prod(len(v) for v in self.axes.values())
-        for group in self.zips:
-            n *= len(next(iter(group.values())))
-        return n
+        return sweep_size([len(v) for v in self.axes.values()], [len(next(iter(g.values()))) for g in self.zips])
 
     def points(self):
         """Every point's settings (a dict: fixed + one value per axis), in a fixed order; never all held at once."""
@@ -120,16 +146,21 @@ class SweepSpec:
             raise SweepError(f"{err} (at {json.dumps(shown, default=str)})" if shown else str(err)) from None
 
     def validate(self, limit: int | None = None) -> int:
-        """Check the size against the limit, then build every point's config; returns the number of points."""
-        n = self.size()
-        cap = MAX_POINTS if limit is None else limit
-        if n > cap:
-            raise SweepError(f"the sweep has {n} points, over the limit of {cap} (sweep_points)")
+        """Check the size against the limit (``limit``, default the limit ``sweep_points`` of ``lab.limits``),
+        then build every point's config; returns the number of points.  Nothing is expanded before the size is
+        known to be within the limit."""
+        n = check_size(self.size(), limit, f"the {self.experiment} sweep")
         known = {o.name for f in self._families() for o in f.config.declarations()}
         for name in list(self.fixed) + self.axis_names:
             if name not in known:
                 raise SweepError(f"unknown option {name!r} for experiment {self.experiment}: choose from "
                                  f"{', '.join(sorted(known))}")
+        for name, values in [(k, [v]) for k, v in self.fixed.items()] + \
+                [(k, v) for k, v in self.axes.items()] + [(k, v) for g in self.zips for k, v in g.items()]:
+            for value in values:  # each value once, not once per point: an empty one is refused, never the default
+                if _blank(value):
+                    raise SweepError(f"option {name!r}: an empty {'list' if isinstance(value, list) else 'value'} "
+                                     f"{value!r}: give a value, or leave the option out for its default")
         for settings in self.points():
             self.config(settings)
         return n
@@ -146,8 +177,20 @@ class SweepSpec:
         return {"experiment": self.experiment, "fixed": self.fixed, "grid": self.axes, "zip": self.zips}
 
 
-def parse_sweep(data) -> SweepSpec:
-    """A ``SweepSpec`` from a sweep file's parsed YAML (``SweepError`` on a malformed one)."""
+def sweep_size(axis_lengths, zip_lengths=(), seeds: int | None = None) -> int:
+    """The number of points of a sweep (exact Python integers): the product of its grid axes' lengths, of one
+    length per zip group and of ``seeds``.
+
+    >>> sweep_size([3000, 3000], [2], seeds=3)
+    54000000
+    """
+    return math.prod(axis_lengths) * math.prod(zip_lengths) * (1 if seeds is None else seeds)
+
+
+def parse_sweep(data, limit: int | None = None) -> SweepSpec:
+    """A ``SweepSpec`` from a sweep file's parsed YAML (``SweepError`` on a malformed one; ``SweepSizeError`` when
+    its number of points, computed from the lists' lengths and ``seeds`` before anything is expanded, is over
+    ``limit``, default the limit ``sweep_points`` of ``lab.limits``)."""
     if not isinstance(data, dict):
         raise SweepError(f"a sweep file holds a mapping of {', '.join(KEYS)}, got {type(data).__name__}")
     unknown = [k for k in data if k not in KEYS]
@@ -181,6 +224,10 @@ def parse_sweep(data) -> SweepSpec:
     if seeds is not None:
         if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
             raise SweepError(f"'seeds' must be a positive whole number, got {seeds!r}")
+    # the size from the lists' lengths and seeds alone, before the seed axis (or any point) is built
+    check_size(sweep_size([len(v) for v in spec.axes.values()], [len(next(iter(g.values()))) for g in spec.zips],
+                          seeds), limit, f"the {experiment} sweep")
+    if seeds is not None:
         spec.axes["seed"] = list(range(seeds))
     names = list(spec.fixed) + spec.axis_names
     repeated = sorted({n for n in spec.axis_names if spec.axis_names.count(n) > 1 or n in spec.fixed})
@@ -209,5 +256,7 @@ def load_sweep(path) -> SweepSpec:
         raise SweepError(f"{path}: not valid YAML{where}: {getattr(err, 'problem', None) or err}") from None
     try:
         return parse_sweep(data)
+    except SweepSizeError as err:
+        raise SweepSizeError(err.name, err.value, err.limit, f"{path}: {err.what}") from None
     except SweepError as err:
         raise SweepError(f"{path}: {err}") from None
