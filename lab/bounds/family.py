@@ -21,7 +21,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 # These lists are ``lab.bounds``'s, spelled here because ``lab --help`` imports no torch; tests check they agree.
@@ -76,18 +76,20 @@ class BoundsConfig(Config):
     projector: str = option("auto", "the random subspace: dense Gaussian (Li et al.), Kronecker sum or Kronecker "
                                     "product (thesis section 5.4.1); auto: dense while D x d <= 2^22 numbers",
                             choices=PROJECTOR_CHOICES)
-    levels: int = option(7, "quantization levels L (appendix A.4.5.4: 7)", low=1, high=256)
+    levels: int = option(7, "quantization levels L (appendix A.4.5.4: 7; at least 2: one level codes nothing and its "
+                            "prior over levels is not normalizable)", low=2, high=256)
     level_init: str = option("uniform", "how the levels start: uniform between the weights' extremes (the thesis's "
                                         "Figure 5.3 setting) or k-means", choices=LEVEL_INITS)
     steps: int = option(600, "Adam steps training w in the subspace, per d", low=0, high=10_000_000)
-    lr: float = option(0.02, "learning rate of the subspace training", positive=True)
+    lr: float = option(0.02, "learning rate of the subspace training", low=0, positive=True)
     batch: int = option(128, "mini-batch size", low=1, high=1_000_000)
     quant_steps: int = option(300, "quantization-aware training steps (w and the levels together), per d", low=0,
                               high=10_000_000)
-    quant_lr: float = option(0.003, "learning rate of the quantization-aware training", positive=True)
+    quant_lr: float = option(0.003, "learning rate of the quantization-aware training", low=0, positive=True)
     train_points: int | None = option(None, "use only the first N training points (default: all)", low=1,
                                       high=10_000_000)
-    seed: int = option(0, "seed of the split, the initialisation theta_0, the projector and the batches", low=0)
+    seed: int = option(0, "seed of the split, the initialisation theta_0, the projector and the batches", low=0,
+                       high=SEED_HIGH)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
     def check(self) -> None:
@@ -112,6 +114,9 @@ class BoundsConfig(Config):
             raise ConfigError(f"--data-dir applies to --data mnist, not {self.data}")
         D = self.parameters()
         for d in self.dim_list():
+            if d == 1:  # the levels are min(levels, d): one, whose code (a point mass) the range coder cannot build
+                raise ConfigError("--dims: d = 1 leaves one quantization level (L = min(levels, d)), which has no "
+                                  "arithmetic code: give d = 0 (the initialisation itself) or d >= 2")
             if d > D:
                 raise ConfigError(f"--dims: d = {d} is larger than the model's {D} parameters")
         self.costs()
@@ -288,7 +293,7 @@ def compare(config: BoundsConfig, models, progress=None, control=None, on_result
     emit = progress or (lambda record: None)
     configs = [replace(config, model=m).validate() for m in models]
     totals = [c.costs()["steps"] for c in configs]
-    results, offset = [], 0
+    results, offset, t0 = [], 0, time.monotonic()
     for cfg, total in zip(configs, totals):
         def tagged(record, offset=offset, model=cfg.model):
             if record.get("kind") == "progress":
@@ -306,6 +311,11 @@ def compare(config: BoundsConfig, models, progress=None, control=None, on_result
         offset += total
         if res.status == "stopped":
             break
+    if len(configs) > 1 and results:  # the last word is the whole job's, not its last model's ("finished in 47 s"
+        status = results[-1].status   # under "1:22 elapsed")
+        done = offset if status != "stopped" else offset - totals[len(results) - 1] + sum(
+            c.steps + c.quant_steps for c in [results[-1].config] for _ in results[-1].rows)
+        emit(progress_record(done, sum(totals), f"{len(results)} models {status} in {time.monotonic() - t0:.1f} s"))
     return results
 
 

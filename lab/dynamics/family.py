@@ -212,6 +212,14 @@ def curves(path):
     return "dynamics", pd.concat(parts, ignore_index=True), run.meta
 
 
+def numbers(summary: dict) -> dict:
+    """A sweep's plain names for a one-strategy run's numbers (``dist_from_E``, ``loss``, ...: that strategy's
+    metrics), so that points of different strategies share one column; a run of several strategies: none (its
+    numbers are ``<strategy>.<metric>``)."""
+    per = [v for v in (summary or {}).values() if isinstance(v, dict)]
+    return dict(per[0]) if len(per) == 1 else {}
+
+
 FAMILY = Family(
     order=20,
     pane="lab.dynamics.pane:TrainingDynamics", tab=20, run_css=".dyn",
@@ -220,6 +228,7 @@ FAMILY = Family(
                           "(Nordenfors, Ohlsson & Flinth)"),),
     name="dynamics", title="Training dynamics", config=DynamicsConfig, run=run, summary=summary, text=text,
     save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.dynamics.store:RUNS", curves=curves,
+    numbers=numbers, headline="dist_from_E",
     help="train nominal / augmented / equivariant models and measure drift from E",
     description="Nordenfors et al.: the same MLP trained several ways from the same equivariant start; reports "
                 "||A - A0|| and ||Pi_perp A|| (medians over runs, final step).")

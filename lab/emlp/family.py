@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 TASKS = ("o5", "inertia", "scattering", "pendulum")
@@ -81,7 +81,7 @@ class EMLPConfig(Config):
     test: int | None = option(None, "test points (default: small 1000, paper 5000; pendulum: held-out "
                                     "trajectories, small 16, paper 500)", low=1, high=10_000_000)
     seeds: int = option(1, "seeds per model and size (the thesis: 3); errors are their mean", low=1, high=100)
-    seed: int = option(0, "first seed (data and weights)", low=0)
+    seed: int = option(0, "first seed (data and weights)", low=0, high=SEED_HIGH)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
     def check(self) -> None:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 TASKS = ("inertia", "pendulum")
@@ -109,7 +109,7 @@ class RPPConfig(Config):
                         choices=SCALES)
     seeds: int | None = option(None, "seeds per model (default: small 3, paper 10, the thesis's trials)", low=1,
                                high=100)
-    seed: int = option(0, "first seed (data and weights)", low=0)
+    seed: int = option(0, "first seed (data and weights)", low=0, high=SEED_HIGH)
     weight_offset: int = option(0, "added to each seed for the models' weights and batch order only, not the data "
                                    "(0: the seed's own; otherwise a reseeded replicate on the same data draws)",
                                 low=0, high=10**9, ui=False)
