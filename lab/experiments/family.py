@@ -21,8 +21,9 @@ The run protocol: ``family.run(config, progress=None, control=None) -> result``.
 
 A ``Family`` is also the family's manifest: its command and place (``command``, ``order``), its dashboard pane and
 tab (``pane``, ``tab``), its claims and the papers they check (``claims``, ``papers``), found through the
-``symmetry_lab.families`` entry points (``plugins``).  The command table, the dashboard's tabs, the claim modules,
-the papers and the Sweeps tab's run viewer are derived from these; none is kept by hand.
+``symmetry_lab.families`` entry points (``plugins``), and how a sweep reads its summary as numbers (``numbers``,
+``headline``).  The command table, the dashboard's tabs, the claim modules, the papers and the Sweeps tab's run
+viewer and first plot are derived from these; none is kept by hand.
 """
 from __future__ import annotations
 
@@ -69,6 +70,12 @@ class Family:
     curves: Callable | None = None
     #: (saved config dict) -> the settings that apply to that run (a comparison's labels name only these)
     applicable: Callable | None = None
+    #: (summary) -> {name: number}: numbers of one run's ``summary`` under names of the family's choosing, which a
+    #: sweep's index keeps beside every number the summary holds (nested ones under dotted names, ``nom.loss``);
+    #: e.g. a one-strategy run's metrics under their plain names.  None: the summary's own numbers only
+    numbers: Callable | None = None
+    #: the summary number a sweep's plot shows first (a name the summary or ``numbers`` gives); "": the first result
+    headline: str = ""
 
     def __post_init__(self):
         if self.runs and self.results_dir is None:  # where its runs live, from its RunKind

@@ -6,17 +6,19 @@ index never freezes the page; the status line says "reading" meanwhile).  The st
 among the stores found under ``LAB_RESULTS_DIR/sweeps`` (``runs_root(env_sub="sweeps")``, newest first; the newest
 is opened when the pane is built).  Then, from the index alone:
 
-* **x**: a swept option, **y**: a summary number of the family's ``--json`` object, **one line per**: another
-  option (or none), and one **filter** per option (every value by default);
+* **x**: a swept option, **y**: a summary number of the family's ``--json`` object (nested ones by dotted name,
+  ``nom.dist_from_E``; ``lab.sweeps.aggregate.results``: the numbers that echo a setting of the point are not
+  offered; the family's ``headline`` first, else its first result that varies, a timing never), **one line per**:
+  another option (or none), and one **filter** per option (every value by default);
 * the **figure** (``lab.sweeps.plots_bokeh.aggregate_figure``): per series the median over the other axes (the
   seeds) as a line with markers, the quartiles shaded, min .. max as whiskers -- computed by
   ``lab.sweeps.aggregate.aggregate``, never here; log axes on request (suggested when the values span decades);
 * the **status line**: the experiment (the store's ``sweep.yaml``), the points done and failed of the sweep's size;
 * the **points** the filters select (their options, status, the y value and run directory), and one point chosen
-  among them: its run directory and summary, and **Open in <its family's pane>**, which builds that family's pane
-  on the store's runs directory (``results=STORE/runs``) with the point's run loaded (``pane.load``) and shows its
-  plots under the table -- the run in its own pane, the Sweeps tab kept as it was.  A family whose pane loads no run
-  (the basis explorer) shows the path and the summary only.
+  among them: its run directory and summary's numbers, and **Open in <its family's pane>**, which builds that
+  family's pane on the store's runs directory (``results=STORE/runs``) with the point's run loaded (``pane.load``)
+  and shows its plots under the table -- the run in its own pane, the Sweeps tab kept as it was.  A family whose
+  pane loads no run (the basis explorer) shows the path and the summary only.
 
 A directory that is not a store (no ``sweep.yaml``), an unreadable index or a run directory outside the store's runs
 is one inline message.
@@ -33,9 +35,9 @@ from ..experiments import FAMILIES
 from ..jobs import Job
 from .plots_bokeh import aggregate_figure, categorical, spans_decades, value_text
 from ..runstore import runs_root
-from .aggregate import aggregate, axes, quantities, select
+from .aggregate import aggregate, axes, echoes, first_quantity, results, select
 from .spec import SweepError
-from .store import INDEX, RUNS, SPEC, SweepStore
+from .store import INDEX, RUNS, SPEC, SweepStore, flatten, summary_numbers, with_numbers
 from ..dashboard.guard import guard, guard_settings, guarded
 from ..dashboard.layout import SidebarPane, titled
 from ..dashboard.runner import JobRunner
@@ -48,8 +50,8 @@ LOG_X, LOG_Y = "log x", "log y"
 TABLE_ROWS = 200
 #: how many stores the Stores-found list offers (newest first)
 STORES_LISTED = 50
-#: how many of a summary's top-level values the point's note shows
-SUMMARY_SHOWN = 14
+#: how many of a summary's values (its numbers, nested ones too, then its top-level texts) the point's note shows
+SUMMARY_SHOWN = 24
 
 
 
@@ -79,7 +81,9 @@ def list_stores(root) -> list[Path]:
 
 def read_store(path, progress=None, control=None) -> dict:
     """Off the event loop (the pane's reading job): the store at ``path``: its root, its sweep (``SweepSpec``) and
-    its index as one row per point (``SweepStore.frame``).  ``SweepError`` in one line when it is not a store."""
+    its index as one row per point (``SweepStore.frame``), every number of the points' summaries a column
+    (``with_numbers``: an index written before nested numbers were kept plots too).  ``SweepError`` in one line
+    when it is not a store."""
     store = SweepStore(path)
     if not store.exists():
         raise SweepError(f"{path} is not a sweep store (it has no {SPEC}): choose a directory that "
@@ -94,7 +98,22 @@ def read_store(path, progress=None, control=None) -> dict:
         raise SweepError(f"{store.root}: its index could not be read ({first})") from None
     if control is not None:
         control.checkpoint()
+    frame = with_numbers(frame, _family_of(spec))
     return {"root": str(store.root), "spec": spec, "frame": frame}
+
+
+def _family_of(spec):
+    """``spec.family`` remembered per task (the one setting that picks a command's family)."""
+    from ..commands import DISPATCH
+
+    known: dict = {}
+
+    def family_of(settings: dict):
+        key = str(settings.get(DISPATCH))
+        if key not in known:
+            known[key] = spec.family(settings)
+        return known[key]
+    return family_of
 
 
 def run_viewer(family) -> tuple[str, str] | None:
@@ -118,10 +137,20 @@ def point_label(row: dict, names) -> str:
 def _shown(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
-    if isinstance(v, (dict, list)):
-        text = json.dumps(v, default=str)
-        return text if len(text) <= 60 else text[:59] + "…"
-    return str(v)
+    text = json.dumps(v, default=str) if isinstance(v, (dict, list)) else str(v)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def summary_line(summary: dict, echoed=()) -> str:
+    """A point's summary in one line: its numbers (``summary_numbers``: nested ones by dotted name, booleans as
+    they are written), less those that echo a setting (``echoed``), then its top-level texts; the first
+    ``SUMMARY_SHOWN``, and how many more."""
+    values = dict(flatten(summary))
+    items = [(k, values[k]) for k in summary_numbers(summary) if k in values and k not in echoed]
+    items += [(k, v) for k, v in summary.items() if isinstance(v, str) and k not in echoed]
+    more = len(items) - SUMMARY_SHOWN
+    shown = " · ".join(f"{k} {_shown(v)}" for k, v in items[:SUMMARY_SHOWN])
+    return shown + (f" · … {more} more" if more > 0 else "") if items else "(no number)"
 
 
 class Sweeps(SidebarPane, pn.viewable.Viewer):
@@ -137,6 +166,7 @@ class Sweeps(SidebarPane, pn.viewable.Viewer):
         self._labels: dict = {}  # option -> {the filter's label: the value}
         self._points: dict = {}  # point id -> its index row (the table's rows)
         self.viewer = None  # the pane showing a point's run
+        self._echoed: set = set()  # the summary numbers that echo a setting (not offered as y, not in a point's note)
         self._quiet = False  # the controls are being filled: no redraw per change
         self._widgets()
         self.runner = JobRunner(self._on_message, lock=[self._open_b, self._path_w, self._stores_w],
@@ -270,10 +300,12 @@ class Sweeps(SidebarPane, pn.viewable.Viewer):
         """A store's index read: the controls filled from its axes and quantities, the figure and table drawn."""
         self.store, self.spec, self.frame = SweepStore(read["root"]), read["spec"], read["frame"]
         self.axes = axes(self.frame)
-        numbers = quantities(self.frame)
+        options = self._options()
+        numbers = results(self.frame, options)
+        self._echoed = set(echoes(self.frame, options))
         self._close_run()
         x, group = default_axes(self.axes)
-        y = next((q for q in numbers if self.frame[f"s.{q}"].nunique() > 1), numbers[0] if numbers else None)
+        y = first_quantity(self.frame, numbers, self._headline())
         self._quiet = True
         try:
             self._x_w.options = list(self.axes)
@@ -289,6 +321,23 @@ class Sweeps(SidebarPane, pn.viewable.Viewer):
         self._refresh_stores()
         self._show_status()
         self._redraw()
+
+    def _options(self) -> set:
+        """The option names of the sweep's families' configs (a summary number of that name echoes a setting)."""
+        try:
+            families = self.spec._families()
+        except Exception:  # a family no longer installed: the points' own settings say what was set
+            return set()
+        return {o.name for f in families for o in f.config.declarations()}
+
+    def _headline(self) -> str:
+        """The summary number the sweep's family names its headline (``Family.headline``; "" for none)."""
+        done = self.frame[self.frame["status"] == "done"] if len(self.frame) and "status" in self.frame else []
+        try:
+            family = self._family(done.iloc[0].to_dict()) if len(done) else self.spec.family()
+        except Exception:
+            return ""
+        return getattr(family, "headline", "") or ""
 
     def _show_status(self) -> None:
         df, spec = self.frame, self.spec
@@ -493,8 +542,7 @@ class Sweeps(SidebarPane, pn.viewable.Viewer):
         except (TypeError, ValueError):
             summary = None
         if isinstance(summary, dict):
-            items = [(k, v) for k, v in summary.items() if not isinstance(v, (dict, list)) or k == "costs"]
-            lines.append("summary: " + " · ".join(f"{k} {_shown(v)}" for k, v in items[:SUMMARY_SHOWN]))
+            lines.append("summary: " + summary_line(summary, self._echoed))
         viewer = run_viewer(self._family(row))
         if path is not None and path.is_dir():
             if viewer is not None:

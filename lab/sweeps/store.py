@@ -9,21 +9,32 @@ loses only what was not yet written; re-running reads the index and skips the po
 ``point`` (the point's id), ``status`` (done / failed), ``error`` (the failure's one line), ``run`` (the run
 directory, relative to the store), ``seconds``, ``finished`` (Unix time), ``worker``, ``settings`` and ``summary``
 (JSON text: the point's settings and the family's ``--json`` object), one column ``x.<axis>`` per swept option and
-one column ``s.<key>`` per number of the summary's top level (what the Sweeps tab filters, groups and draws).  A
-point's latest row is its state (a retried point gets a new row).  ``compact()`` merges the parts into one.
+one column ``s.<name>`` per number of the summary (``summary_numbers``: ``s.<key>`` at its top level, ``s.<key>.<key>``
+nested, and the names the family's manifest gives, ``Family.numbers``) and ``numbered`` (true: those are every number
+of the summary): what the Sweeps tab filters, groups and draws.  A point's latest row is its state (a retried point
+gets a new row).  ``compact()`` merges the parts into one.  An index written before nested numbers were kept (no
+``numbered``) reads the same: ``with_numbers`` adds their columns from each row's ``summary`` (the Sweeps tab does
+when it opens a store).
 """
 from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import time
 import uuid
 from pathlib import Path
 
+import numpy as np
+
 from .spec import SweepError
 
 INDEX, RUNS, SPEC = "index", "runs", "sweep.yaml"
+#: the most ``s.<name>`` columns one point's summary gives the index
+MAX_NUMBERS = 256
+#: the column saying a row's ``s.<name>`` columns are ``summary_numbers``' (an index written before has none)
+NUMBERED = "numbered"
 #: the index's fixed columns, in order (then x.<axis>, then s.<key>)
 COLUMNS = ("point", "status", "error", "run", "seconds", "finished", "worker", "settings", "summary")
 
@@ -37,15 +48,90 @@ def _scalar(v):
     return json.dumps(v, default=str)
 
 
-def summary_columns(summary: dict) -> dict:
-    """``s.<key>`` for every finite number (or boolean) at the summary's top level."""
+def _number(v) -> float | None:
+    """A finite number (a boolean as 0 / 1) as a float; None for anything else."""
+    kind = type(v)
+    if kind is float:  # (the summary's JSON types first: a large index is read row by row)
+        return v if math.isfinite(v) else None
+    if kind is int or kind is bool:
+        return float(v)
+    if v is None or kind is str or kind is list:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, numbers.Real) and math.isfinite(float(v)):
+        return float(v)
+    return None
+
+
+def flatten(summary: dict, prefix: str = ""):
+    """(dotted name, value) of every value of ``summary`` that is not a mapping, nested mappings walked in order."""
+    for k, v in summary.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict):
+            yield from flatten(v, name + ".")
+        else:
+            yield name, v
+
+
+def summary_numbers(summary: dict, family=None) -> dict:
+    """{name: number} of a point's summary, at most ``MAX_NUMBERS``: every finite number (or boolean, as 0 / 1), a
+    top-level one under its key, a nested one under its keys joined by dots (``nom.dist_from_E``; lists are not
+    walked), then the numbers the family's ``numbers`` hook gives (``family``: its ``Family``) under names the
+    summary does not take (the summary's own names are never replaced)."""
     out = {}
-    for k, v in (summary or {}).items():
-        if isinstance(v, bool):
-            out[f"s.{k}"] = float(v)
-        elif isinstance(v, (int, float)) and math.isfinite(float(v)):
-            out[f"s.{k}"] = float(v)
+    if not isinstance(summary, dict):
+        return out
+    for name, v in flatten(summary):
+        x = _number(v)
+        if x is not None and len(out) < MAX_NUMBERS:
+            out[name] = x
+    hook = getattr(family, "numbers", None)
+    if hook is not None:
+        for name, v in (hook(summary) or {}).items():
+            x = _number(v)
+            if x is not None and str(name) not in out and len(out) < MAX_NUMBERS:
+                out[str(name)] = x
     return out
+
+
+def summary_columns(summary: dict, family=None) -> dict:
+    """``s.<name>`` for every number of ``summary_numbers``: what an index row holds of a point's summary."""
+    return {f"s.{k}": v for k, v in summary_numbers(summary, family).items()}
+
+
+def with_numbers(df, family_of=None):
+    """The index ``df`` (``SweepStore.frame``) with the ``summary_columns`` of every done row not ``numbered``
+    (written before nested numbers were kept) recomputed from its ``summary`` JSON (``family_of(settings)``: the
+    point's ``Family``, for its ``numbers`` hook): columns the index lacks are added, missing values filled; a value
+    the index holds is kept as it is."""
+    import pandas as pd
+
+    if not len(df) or "summary" not in df or "status" not in df:
+        return df
+    todo = (df["status"] == "done") & df["summary"].map(lambda v: isinstance(v, str))
+    if NUMBERED in df:
+        todo &= df[NUMBERED].map(lambda v: v is not True and v != 1)
+    found = {}
+    settings_texts = df["settings"] if "settings" in df else pd.Series(None, index=df.index)
+    for i, text, settings in zip(df.index[todo], df["summary"][todo], settings_texts[todo]):
+        try:
+            summary = json.loads(text)
+            settings = json.loads(settings) if isinstance(settings, str) else {}
+        except ValueError:
+            continue
+        try:
+            family = family_of(settings if isinstance(settings, dict) else {}) if family_of else None
+        except Exception:  # a family no longer installed: the summary's own numbers
+            family = None
+        found[i] = summary_columns(summary, family)
+    if not any(found.values()):
+        return df
+    extra = pd.DataFrame.from_dict(found, orient="index").reindex(df.index)
+    df = df.copy()
+    for c in extra.columns:
+        df[c] = df[c].where(df[c].notna(), extra[c]) if c in df else extra[c]
+    return df
 
 
 class SweepStore:

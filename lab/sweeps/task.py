@@ -13,7 +13,7 @@ def run_point(experiment: str, settings: dict, point: str, store_root: str, axes
     """Run one point and save its run under ``STORE/runs``; returns its index row (never raises for the point's
     own failure: a failed point is a row with ``status`` failed and its one-line ``error``)."""
     from ..sweeps.spec import SweepSpec
-    from ..sweeps.store import RUNS, summary_columns
+    from ..sweeps.store import NUMBERED, RUNS, summary_columns
 
     import torch
 
@@ -33,8 +33,10 @@ def run_point(experiment: str, settings: dict, point: str, store_root: str, axes
             run = str(path.relative_to(store_root)) if path.is_relative_to(store_root) else str(path)
         from ..runstore import to_json
 
-        row.update(status="done", error=None, run=run, summary=json.dumps(to_json(summary), allow_nan=False),
-                   **summary_columns(summary))
+        summary = to_json(summary)
+        row.update(status="done", error=None, run=run, summary=json.dumps(summary, allow_nan=False),
+                   **summary_columns(summary, family))
+        row[NUMBERED] = True
     except Exception as err:  # the point's failure, kept as its row; the sweep goes on
         text = " ".join(str(err).split()) or type(err).__name__
         row.update(status="failed", error=f"{type(err).__name__}: {text}"[:500], run=None, summary=None)
