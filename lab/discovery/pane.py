@@ -28,7 +28,7 @@ from pathlib import Path
 import panel as pn
 
 from ..device import DEVICES
-from .family import DiscoveryConfig
+from .family import DiscoveryConfig, loop_mse
 from ..jobs import Job
 from .plots_bokeh import angle_figure, generators_figure, mse_figure, singular_figure
 from ..dashboard.config_params import add_config_params, config_values
@@ -38,7 +38,7 @@ from ..dashboard.layout import titled
 #: the config fields the pane shows; the other (seed) keeps the family's default (a loaded run's other value is
 #: named in its status line)
 CONFIG_NAMES = ["task", "method", "generators", "threshold", "tol", "closure", "samples", "fit_steps", "hidden",
-                "optimizer", "steps", "restarts", "loop_epochs", "device"]
+                "optimizer", "steps", "restarts", "loop_epochs", "loop_seeds", "device"]
 HIDDEN_NAMES = ("seed",)
 #: the settings of the gradient method only
 GRADIENT_ONLY = ("steps", "restarts")
@@ -68,28 +68,29 @@ class SymmetryDiscovery(JobPane):
     def _widgets(self):
         p = self.param
         self._gradient_w = pn.Row(
-            pn.widgets.IntInput.from_param(p.steps, label="Steps / restart", width=120, css_classes=["disc-steps"]),
-            pn.widgets.IntInput.from_param(p.restarts, label="Restarts", width=90, css_classes=["disc-restarts"]))
+            self._number("steps", "Steps / restart", width=120, css_classes=["disc-steps"]),
+            self._number("restarts", "Restarts", width=90, css_classes=["disc-restarts"]))
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task (its true symmetry known)", css_classes=["disc-task"]),
             titled(pn.widgets.RadioButtonGroup.from_param(p.method, css_classes=["disc-method"]), "Method"),
-            pn.Row(pn.widgets.IntInput.from_param(p.generators, label="Generators k", width=90,
+            pn.Row(self._number("generators", "Generators k", width=90,
                                                   css_classes=["disc-generators"]),
-                   pn.widgets.FloatInput.from_param(p.threshold, label="Threshold", width=90,
+                   self._number("threshold", "Threshold", width=90,
                                                     css_classes=["disc-threshold"]),
-                   pn.widgets.FloatInput.from_param(p.tol, label="Solve tol", width=90, css_classes=["disc-tol"])),
-            pn.widgets.FloatInput.from_param(p.closure, label="Closure weight (the lab's; 0: off)", width=200,
+                   self._number("tol", "Solve tol", width=90, css_classes=["disc-tol"])),
+            self._number("closure", "Closure weight (the lab's; 0: off)", width=200,
                                              css_classes=["disc-closure"]),
-            pn.Row(pn.widgets.IntInput.from_param(p.samples, label="Samples", width=90, css_classes=["disc-samples"]),
-                   pn.widgets.IntInput.from_param(p.fit_steps, label="MLP fit steps", width=100,
+            pn.Row(self._number("samples", "Samples", width=90, css_classes=["disc-samples"]),
+                   self._number("fit_steps", "MLP fit steps", width=100,
                                                   css_classes=["disc-fit-steps"]),
-                   pn.widgets.IntInput.from_param(p.hidden, label="MLP width", width=80, css_classes=["disc-hidden"])),
+                   self._number("hidden", "MLP width", width=80, css_classes=["disc-hidden"])),
             titled(pn.widgets.RadioButtonGroup.from_param(p.optimizer, css_classes=["disc-optimizer"]),
                    "Optimizer (the fit, and the gradient method)"),
             self._gradient_w,
             pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140),
-                   pn.widgets.IntInput.from_param(p.loop_epochs, label="Loop epochs", width=100,
-                                                  css_classes=["disc-loop-epochs"])),
+                   self._number("loop_epochs", "Loop epochs", width=100,
+                                                  css_classes=["disc-loop-epochs"]),
+                   self._number("loop_seeds", "Loop seeds", width=90, css_classes=["disc-loop-seeds"])),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._headline = pn.pane.Markdown("", css_classes=["disc-headline"], sizing_mode="stretch_width",
@@ -185,7 +186,7 @@ class SymmetryDiscovery(JobPane):
                                                          s.get("singular_gap"), s.get("basis_rank"))
         else:
             self._singular_pane.object = singular_figure(None, s.get("tol", self.tol), empty="no group")
-        self._mse_pane.object = mse_figure(s.get("test_mse"), empty="not measured")
+        self._mse_pane.object = mse_figure(loop_mse(s) if s.get("test_mse") else None, empty="not measured")
         reason = s.get("none_reason")
         self._none.object = f"**No symmetry found**: {reason}" if reason else ""
         self._none.visible = bool(reason)

@@ -32,7 +32,8 @@ DIVERGING = tuple(reversed(RdBu11))
 KEPT_COLOUR, CUT_COLOUR, REFERENCE_COLOUR = "#d62728", "#9e9e9e", "#555555"
 RESTART_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 #: the three models of the comparison, in the order drawn, and their words
-MODELS = {"mlp": "MLP", "emlp_true": "EMLP, true group", "emlp_learned": "EMLP, learned group"}
+#: the bars' labels, on two lines (side by side on one line they ran into each other in a narrow plot)
+MODELS = {"mlp": "MLP", "emlp_true": "EMLP\ntrue group", "emlp_learned": "EMLP\nlearned group"}
 MODEL_COLOURS = {"mlp": "#7f7f7f", "emlp_true": "#2ca02c", "emlp_learned": "#d62728"}
 #: heatmaps drawn at most (the rest are named in the title)
 MAX_SHOWN = 12
@@ -177,10 +178,18 @@ def mse_figure(test_mse: dict | None, empty: str = "press Start"):
     names = list(MODELS)
     vals = [float(test_mse[k]) if _number(test_mse.get(k)) else 0.0 for k in names]
     labels = [MODELS[k] if _number(test_mse.get(k)) else f"{MODELS[k]} (not trained)" for k in names]
+    spread = test_mse.get("spread") or {}
+    title = "relative test MSE" + (f" (mean of {test_mse.get('seeds')} seeds, range in brackets)" if spread else "")
     fig = figure(height=HEIGHT, sizing_mode="stretch_width", min_width=240, x_range=labels, name="disc-mse",
-                 toolbar_location=None, title="relative test MSE")
+                 toolbar_location=None, title=title)
+
+    def words(k, v):
+        if not _number(test_mse.get(k)):
+            return "–"
+        return f"{v:.3g}" + (f" ({spread[k][0]:.3g}–{spread[k][1]:.3g})" if k in spread else "")
+
     src = ColumnDataSource({"model": labels, "mse": vals, "colour": [MODEL_COLOURS[k] for k in names],
-                            "text": [f"{v:.3g}" if _number(test_mse.get(k)) else "–" for k, v in zip(names, vals)]})
+                            "text": [words(k, v) for k, v in zip(names, vals)]})
     fig.vbar(x="model", top="mse", width=0.6, color="colour", source=src, name="disc-mse-bars")
     fig.text(x="model", y="mse", text="text", source=src, text_align="center", text_baseline="bottom",
              text_font_size="9pt", y_offset=-2)
@@ -192,4 +201,11 @@ def mse_figure(test_mse: dict | None, empty: str = "press Start"):
     if why:
         fig.add_layout(Label(x=4, y=4, x_units="screen", y_units="screen", text=f"EMLPs: {why}"[:110],
                              text_font_size="8pt", text_color=REFERENCE_COLOUR, name="disc-mse-why"))
+    elif test_mse.get("noise"):  # one seed's numbers: say they are within seed noise (the summary has the numbers)
+        fig.add_layout(Label(x=4, y=4, x_units="screen", y_units="screen", text=NOISE_LABEL,
+                             text_font_size="8pt", text_color=REFERENCE_COLOUR, name="disc-mse-noise"))
     return fig
+
+
+#: the bars' note for one seed's loop (``lab.discovery.loop.SEED_NOISE`` in full in the summary)
+NOISE_LABEL = "one seed: within seed noise (an EMLP's error varies 2-5x between seeds); Loop seeds 3: the spread"

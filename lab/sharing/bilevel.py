@@ -42,7 +42,7 @@ import torch
 from ..control import Control
 from ..errors import LabError
 from .defaults import DEFAULTS, RANK_COLUMNS, RANK_PENALTIES  # noqa: F401 (re-exported: per-task defaults)
-from .partition import canonical, partition_distance, selection_matrix
+from .partition import canonical, partition_distance, selection_matrix, stability
 
 
 @dataclass
@@ -61,6 +61,8 @@ class SharingResult:
     snapped: np.ndarray | None = None  # argmax of A per row (canonical), before any merge pass
     snapped_distance: int | None = None  # partition distance of ``snapped``
     merged: bool = False  # the lab's merge pass ran (``merge=True``)
+    #: ``partition.stability`` of the recorded snapshots of A (the last ``STABLE_WINDOW``); None without a history
+    stability: object | None = None
 
     @property
     def steps_per_second(self) -> float:
@@ -201,6 +203,8 @@ def learn_sharing(task, steps: int | None = None, lr: float | None = None, entro
     result.merged = bool(merge)
     result.labels = merge_blocks(task, result.snapped, merge_tolerance) if merge else result.snapped
     result.partition_distance = partition_distance(result.labels, task.gt)
+    if result.A_history:  # whether argmax snapping settled: the partition over the last snapshots
+        result.stability = stability(result.A_history, [h["step"] for h in result.history])
     if hasattr(task, "mse_gap"):
         result.mse_gap = task.mse_gap(result.labels)
     if hasattr(task, "refit_loss"):

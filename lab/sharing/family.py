@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..config import Config, ConfigError, option
+from ..config import SEED_HIGH, Config, ConfigError, option
 from ..experiments.family import Family, progress_record
 
 from .defaults import DEFAULTS as TASK_DEFAULTS, RANK_PENALTIES
@@ -53,7 +53,7 @@ class SharingConfig(Config):
     merge_tolerance: float = option(0.02, "the merge pass's tolerance: the fraction one merge may raise the "
                                     "validation loss by (used with --merge)", low=0)
     trials: int = option(1, "independent trials (seeds seed, seed+1, ...)", low=1, high=10_000)
-    seed: int = option(0, "random seed", low=0)
+    seed: int = option(0, "random seed", low=0, high=SEED_HIGH)
 
     def check(self) -> None:
         if self.split >= 1:
@@ -184,9 +184,34 @@ def summary(result: SharingRunResult) -> dict:
         out["diverged_trials"] = diverged  # their losses may be NaN or infinite (null in --json)
     if cfg.merge:  # the distance of the argmax snapping alone, before the lab's merge pass
         out["snapped_partition_distance"] = float(np.mean([r.snapped_distance for r in rs]))
+    out.update(_stability(result))
     if len(rs) == 1:
         out["labels"] = rs[0].labels.tolist()
         out["ground_truth"] = result.tasks[0].gt.tolist()
+    return out
+
+
+def _stability(result: SharingRunResult) -> dict:
+    """Whether the argmax snapping settled (``lab.sharing.partition.stability``, over the last ``STABLE_WINDOW``
+    snapshots of each trial): ``partition_stable`` (every trial snapped one partition over its window with no
+    undecided row), ``stable_share`` (the most frequent partition's share of the window's snapshots, mean over
+    trials), ``modal_partition_distance`` (that partition's distance to the truth, mean over trials),
+    ``stability_window`` (snapshots), ``undecided_margin``; one trial: ``undecided_rows`` (rows of the final A whose
+    two largest entries are within the margin), their ``undecided_splits`` and ``partition_stability`` (in
+    words).  Nothing when no trial recorded snapshots."""
+    from .partition import STABLE_WINDOW, UNDECIDED_MARGIN, partition_distance
+
+    read = [(r.stability, t.gt) for r, t in zip(result.results, result.tasks) if r.stability is not None]
+    if not read:
+        return {}
+    out = {"partition_stable": all(s.stable for s, _ in read),
+           "stable_share": float(np.mean([s.share for s, _ in read])),
+           "modal_partition_distance": float(np.mean([partition_distance(s.labels, gt) for s, gt in read])),
+           "stability_window": STABLE_WINDOW, "undecided_margin": UNDECIDED_MARGIN}
+    if len(result.results) == 1:
+        s = read[0][0]
+        out |= {"undecided_rows": s.undecided, "undecided_splits": [list(p) for p in s.splits],
+                "partition_stability": s.describe()}
     return out
 
 

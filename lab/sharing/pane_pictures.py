@@ -455,8 +455,25 @@ class SharingPictures:
             trials = self._summary.get("trials") or 1
             if trials > 1:
                 how = f"mean of {trials} trials, {how}; the pictures show the last trial"
-            text += f"  \nfinal partition distance **{pd_final:g}** ({how})"
+            text += f"  \nfinal partition distance **{pd_final:g}** ({how})" + self._stability_text()
         return text
+
+    def _stability_text(self) -> str:
+        """Whether the snapped partition settled over the last snapshots (the family's ``partition_stable``; runs
+        saved before it was: nothing)."""
+        s = self._summary
+        if s.get("partition_stable") is None:
+            return ""
+        window = s.get("stability_window")
+        if s["partition_stable"]:
+            return (f" · {s.get('partition_stability') or f'stable over the last {window} snapshots of all the trials'}")
+        words = s.get("partition_stability") or (
+            f"not stable over the last {window} snapshots in some of the trials (the most frequent partition's "
+            f"share {s.get('stable_share', float('nan')):.0%}, mean over the trials)")
+        modal = s.get("modal_partition_distance")
+        return (f"  \n**{words[:10]}**{words[10:]}" if words.startswith("not stable") else f"  \n{words}") + (
+            f"  \nthe most frequent partition over that window: distance **{modal:g}** to A_gt"
+            if modal is not None else "")
 
 
 def _curve_data(history: pd.DataFrame) -> dict:
