@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 STATES = ("idle", "building", "running", "paused", "stopped", "failed", "done")
 FINAL = ("done", "failed")  # the kinds of the last message of every job
 GRACE_SECONDS = 5.0  # process mode: how long a stopped worker may take before it is ended
+#: the evidence an ETA needs: this many active seconds of the run (after its build) and this many of its units (or
+#: this share of them, when that is fewer); before that the rate is mostly the first steps' warm-up, and an ETA from
+#: it misleads ("ETA 14:27" for a 70 s run)
+ETA_SECONDS, ETA_UNITS, ETA_SHARE = 2.0, 5, 0.02
 
 
 def error_text(err: BaseException) -> str:
@@ -315,11 +319,15 @@ class Job:
     def eta(self) -> float | None:
         """Active seconds left at the current rate (None when unknown or ended): what the latest progress record
         left, less the active time since it arrived (so it counts down between records, and stands still while
-        the job is paused)."""
+        the job is paused); None until the run has gone ``ETA_SECONDS`` and ``ETA_UNITS`` units (or ``ETA_SHARE``
+        of them, when that is fewer)."""
         with self._lock:
-            if not self.running or self._rate <= 0 or not self.total or self._last is None:
+            if not self.running or self._rate <= 0 or not self.total or self._last is None or self._run0 is None:
                 return None
             active, units = self._last
+            if active - self._run0[0] < ETA_SECONDS or units - self._run0[1] < min(ETA_UNITS,
+                                                                                  ETA_SHARE * self.total):
+                return None
             return max(0.0, (self.total - units) / self._rate - (self._active(self.clock()) - active))
 
     # ------------------------------------------------------------------ the message stream

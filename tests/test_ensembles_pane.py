@@ -159,7 +159,7 @@ def test_a_hand_edited_saved_run_is_passed_over_not_drawn(tmp_path):
         "setting": "noninvariant-space", "sizes": [1, "two"], "equivariance_error": [1.0, None]}}))
     pane = _pane(tmp_path)  # builds: the run is listed but not drawn
     assert [r.name for r in pane._sizes_pane.object.renderers if r.name] == []
-    assert "No saved run yet" in pane._sizes_note.object
+    assert "No saved run of the digits task to compare with yet" in pane._sizes_note.object
 
 
 def test_every_setting_has_one_colour():

@@ -151,11 +151,16 @@ def assert_inline(pane, text):
     assert "Traceback" not in pane._error.object
 
 
-def assert_idle(pane):
-    """Start enabled, Pause and Stop disabled, every setting enabled, Load enabled exactly when a saved run is
-    selected, no stale "building"."""
+def assert_idle(pane, refused: str | None = None):
+    """Start enabled (disabled, with the ``refused`` text beside it, when the settings are refused), Pause and
+    Stop disabled, every setting enabled, Load enabled exactly when a saved run is selected, no stale
+    "building"."""
     assert not pane.runner.busy
-    assert not pane._start_b.disabled and pane._pause_b.disabled and pane._stop_b.disabled
+    if refused is None:
+        assert not pane._start_b.disabled and not pane._invalid.visible, pane._invalid.object
+    else:
+        assert pane._start_b.disabled and pane._invalid.visible and refused in pane._invalid.object
+    assert pane._pause_b.disabled and pane._stop_b.disabled
     assert pane._pause_b.label == "Pause"
     assert pane._load_b.disabled == (not pane._saved.value) and not pane._saved.disabled
     assert not any(w.disabled for w in pane.runner._widgets() if w is not pane._load_b)
@@ -237,9 +242,10 @@ def test_start_with_settings_that_make_no_valid_config(which, tmp_path, quiet):
     settings, text = BAD_SETTINGS[which]
     pane = SPECS[which].make(tmp_path)
     pane.param.update(**settings)
-    assert not pane.start()
+    assert pane._start_b.disabled and text in pane._invalid.object  # said beside Start before any press
+    assert not pane.start()  # and a press that arrives anyway is refused inline
     assert_inline(pane, text)
-    assert_idle(pane)
+    assert_idle(pane, refused=text)
     quiet()
 
 
@@ -330,16 +336,20 @@ def test_a_failing_redraw_watcher_shows_inline(which, tmp_path, monkeypatch, qui
 
 # ------------------------------------------------------------------ settings as a browser sends them
 @pytest.mark.parametrize("which", PANES)
-def test_a_value_out_of_bounds_from_the_browser_is_refused_inline(which, tmp_path, quiet):
+def test_a_value_out_of_bounds_from_the_browser_is_named_beside_a_disabled_start(which, tmp_path, quiet):
     spec = SPECS[which]
     pane = spec.make(tmp_path)
     widget = _widget(pane, spec.setting)
     before = pane.steps
     widget._process_events({"value": -5})
-    assert_inline(pane, "must be at least 1, not -5")
-    assert pane.steps == before and widget.value == before  # the widget shows the pane's value again
+    assert pane.steps == -5 and widget.value == -5  # kept as typed: no silent snap back to the last good value
+    label = pane._field_labels["steps"]
+    assert_idle(pane, refused=f"**{label}**: a whole number from 1 to")
+    assert pane._invalid.object.endswith("got -5")
+    assert not pane._error.visible and not pane.start()  # a press that arrives anyway starts nothing
+    widget._process_events({"value": before})  # fixed: the message goes, Start comes back
     assert_idle(pane)
-    quiet(traceback_logged=True)
+    quiet()
 
 
 @pytest.mark.parametrize("which", PANES)

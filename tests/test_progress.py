@@ -66,7 +66,9 @@ def test_a_paused_training_run_says_paused_everywhere(tmp_path):
     pane = TrainingDynamics(results=str(tmp_path), experiment="custom", runs=1, steps=100_000, worker="thread")
     try:
         assert pane.start()
-        assert _wait(pane, lambda: pane.step >= 2)
+        # an ETA once the run has the evidence for one (lab.jobs.ETA_SECONDS of running, ETA_SHARE of its units)
+        assert _wait(pane, lambda: pane.step >= 2 and pane.runner.job.eta is not None)
+        pane.poll()
         status = pane._status.object
         assert status.startswith("**training** · step ") and "steps/s" in status and "ETA" in status
         assert "training 1 run × 3 strategies" in status
@@ -87,7 +89,7 @@ def test_method_2_shows_rate_and_eta_and_pauses(tmp_path):
     pane = SharingDiscovery(results=str(tmp_path), task="msr", worker="thread")
     try:
         assert pane.start()
-        assert _wait(pane, lambda: len(pane.history) >= 2 and pane.runner.job.rate > 0)
+        assert _wait(pane, lambda: len(pane.history) >= 2 and pane.runner.job.eta is not None)
         pane.poll()
         status = pane._status.object
         assert status.startswith("**training** · trial 1") and "steps/s" in status and "ETA" in status
@@ -106,16 +108,17 @@ def test_refused_settings_are_not_building_and_their_message_follows_the_fix(whi
                                 worker="thread")
     else:
         pane = SharingDiscovery(results=str(tmp_path), task="group", group="Nope(3)", steps=3, worker="thread")
-    assert not pane.start()
+    assert pane._start_b.disabled and "unknown group 'Nope'" in pane._invalid.object  # said before any press
+    assert not pane.start()  # a press that arrives anyway
     assert pane._status.object.startswith("**idle**") and "building" not in pane._status.object.lower()
     assert pane._error.visible and "unknown group 'Nope'" in pane._error.object
-    assert not pane._start_b.disabled
     pane.group = "Still(3)"  # still refused: the message says what is wrong now
     assert pane._error.visible and "unknown group 'Still'" in pane._error.object
-    pane.group = "S(4)"  # fixed: no stale message
-    assert not pane._error.visible
-    pane.group = "Nope(3)"  # a new refusal is only shown when Start is pressed again
-    assert not pane._error.visible
+    assert pane._start_b.disabled and "unknown group 'Still'" in pane._invalid.object
+    pane.group = "S(4)"  # fixed: no stale message, Start back
+    assert not pane._error.visible and not pane._invalid.visible and not pane._start_b.disabled
+    pane.group = "Nope(3)"  # refused again: said beside Start (the error of a press is not brought back)
+    assert not pane._error.visible and pane._start_b.disabled and "unknown group 'Nope'" in pane._invalid.object
 
 
 def test_a_preset_clears_the_warning_about_text_typed_before(monkeypatch):

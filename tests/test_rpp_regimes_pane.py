@@ -87,19 +87,21 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
 def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     pane = _pane(tmp_path)
     free = next(w for w in pane._controls.select() if getattr(w, "_param_name", None) == "prior_free")
-    free.value = -1.0  # what only a hostile browser sends (the box's own bound is 0)
-    assert pane._error.visible and pane.prior_free is None
-    pane._error.visible = False
-    pane.param.update(prior_free=0.0, prior_equivariant=0.0)
+    free.value = -1.0  # below the field's bound: kept as typed, said beside a disabled Start
+    assert pane.prior_free == -1.0 and pane._start_b.disabled
+    assert pane._invalid.visible and pane._invalid.object.startswith("**Free pathway σ²**: a number, at least 0")
+    assert not pane.start() and pane.runner.job is None
+    pane.param.update(prior_free=0.0, prior_equivariant=0.0)  # in range, but the config refuses the pair
+    assert pane._start_b.disabled and pane._invalid.visible
     assert not pane.start()
     assert pane._error.visible and pane.runner.job is None and not list(tmp_path.iterdir())
     pane.param.update(prior_equivariant=None)  # the refusal follows the settings: fixed, it goes
-    assert not pane._error.visible
+    assert not pane._error.visible and not pane._invalid.visible and not pane._start_b.disabled
     pane.param.update(prior_free=None, task="pendulum", symmetry="approximate")  # lab rpp's pendulum: accepted
     assert not pane._error.visible and pane._wind_w.visible
     wind = next(w for w in pane._controls.select() if getattr(w, "_param_name", None) == "wind")
     wind.value = -1.0  # below the config's bound: said inline, the setting kept
-    assert pane._error.visible and pane.wind >= 0
+    assert pane._invalid.visible and pane.wind == -1.0 and pane._start_b.disabled
 
 
 def test_prior_controls_follow_the_models_and_the_variant_the_regime(tmp_path):

@@ -86,9 +86,12 @@ def test_method_2_compares_with_and_without_sparsity(tmp_path):
 
 def test_bad_group_is_an_inline_error(tmp_path):
     pane = SharingDiscovery(results=str(tmp_path), task="group", group="SO(3)")
+    assert pane._start_b.disabled and "permutation group" in pane._invalid.object  # said before any press
     assert not pane.start()
     assert pane._error.visible and "permutation group" in pane._error.object
-    assert not pane.running and not pane._start_b.disabled and pane._stop_b.disabled
+    assert not pane.running and pane._start_b.disabled and pane._stop_b.disabled
+    pane.group = "S(4)"
+    assert not pane._start_b.disabled and not pane._invalid.visible
     assert pane._status.object.startswith("**idle**")
 
 

@@ -45,19 +45,30 @@ def build_app():
     from .layout import SIDEBAR_WIDTH
     from .theme import template_style, template_theme
 
+    from .closed_pages import quiet_closed_pages
+
     pn.extension(notifications=True)
+    quiet_closed_pages()  # a closed or reloaded page: one INFO line, not a traceback
     theme = template_theme()  # ?theme=dark or LAB_THEME; no toggle (it reloads the page and ends a running job)
     panes = [(title, _load(spec)()) for title, spec in PANES]
-    tabs = pn.Tabs(*[(title, pane.main) for title, pane in panes], dynamic=True, sizing_mode="stretch_width",
+    # The tab bar holds no content: the open tab's results are ``body``'s one object and its controls
+    # ``controls``', swapped when another tab opens.  A tab that is not open has no Bokeh model in the page, so a job
+    # that goes on drawing there (its status line, its plots) updates nothing the browser holds: with Panel's
+    # dynamic Tabs a hidden tab keeps its detached models, which a job's update re-styles from Panel's CDN (no
+    # document to read the server's own address from), and the page then fetched loading.css and markdown.css
+    # from cdn.holoviz.org when the tab was shown again.
+    tabs = pn.Tabs(*[(title, pn.Spacer(height=0, margin=0)) for title, _ in panes], sizing_mode="stretch_width",
                    css_classes=["lab-tabs"], stylesheets=[TABS_CSS])
+    body = pn.Column(panes[0][1].main, sizing_mode="stretch_width", css_classes=["lab-tab-body"], margin=0)
     controls = pn.Column(panes[0][1].sidebar, sizing_mode="stretch_width", css_classes=["lab-controls"])
 
-    def show_controls(event):
+    def show_tab(event):
+        body.objects = [panes[event.new][1].main]
         controls.objects = [panes[event.new][1].sidebar]
 
-    tabs.param.watch(show_controls, "active")
+    tabs.param.watch(show_tab, "active")
     about = pn.Card(pn.pane.Markdown(ABOUT, sizing_mode="stretch_width"), title="About the lab",
                     collapsed=True, sizing_mode="stretch_width", margin=(20, 5, 5, 5))
     # template_style: system fonts (the page asks no other host for anything), toggles whose on state shows
     return pn.template.FastListTemplate(title="Symmetry Lab", **theme, **template_style(), sidebar=[controls, about],
-                                        main=[tabs], sidebar_width=SIDEBAR_WIDTH)
+                                        main=[tabs, body], sidebar_width=SIDEBAR_WIDTH)

@@ -39,10 +39,14 @@ from ..jobs import error_text
 log = logging.getLogger(__name__)
 
 
-def report(alert, err: BaseException, action: str) -> str:
-    """Show ``err``'s one line in ``alert`` (if any) and send the traceback to the log at DEBUG level."""
+def report(alert, err: BaseException, action: str, words=None) -> str:
+    """Show ``err``'s one line in ``alert`` (if any) and send the traceback to the log at DEBUG level.
+    ``words(text)``: the pane's way of saying it (``JobPane._in_words``: its boxes' labels for command-line
+    flags)."""
     text = error_text(err)
     log.debug("%s failed: %s", action, text, exc_info=err)
+    if words is not None:
+        text = words(text)
     if alert is not None:
         alert.object = text
         alert.visible = True
@@ -86,7 +90,7 @@ class guarded:
             return False
         self.failed, self.error = True, err
         try:
-            report(_alert(self.pane), err, self.action)
+            report(_alert(self.pane), err, self.action, getattr(self.pane, "_in_words", None))
         except Exception:
             log.debug("showing the failure of %s failed", self.action, exc_info=True)
         settle(self.pane, f"{self.action} failed")

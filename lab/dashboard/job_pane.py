@@ -36,19 +36,34 @@ browser's change arrives, before Panel would look it up (and log a traceback for
 """
 from __future__ import annotations
 
+import logging
 import os
+import time
 from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
 import param
 
-from ..config import ConfigError
+from ..config import ConfigError, Option
 from ..errors import LabError
 from ..jobs import Job
 from .guard import guard, guard_settings, guarded
 from .layout import SidebarPane
 from .runner import WORKER_THREADS
+
+log = logging.getLogger(__name__)
+
+
+#: runs whose page closed (or reloaded) while they went: (family, runs directory) -> (job, when), kept this long for
+#: the next page of the same tab to say what became of it (the job saves itself as ``stopped``)
+CLOSED_RUNS: dict = {}
+CLOSED_KEPT_SECONDS = 600.0
+#: how long a new page waits for such a run to end and be saved (a process job's grace period included)
+CLOSED_WAIT_SECONDS = 60.0
+#: the panes of pages opened in the last ``CLOSED_WAIT_SECONDS``, by (family, runs directory): a reload opens the
+#: new page before the old one's job is seen to be orphaned, so the news must reach a pane already built
+_LISTENING: dict = {}
 
 
 def worker_param(what: str = "the run") -> param.Selector:
@@ -159,16 +174,18 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
                                       styles={"font-size": "0.9em"})
         self._note = pn.pane.Markdown("", css_classes=[f"{self.css}-note"], margin=(0, 10),
                                       styles={"font-size": "0.85em"})
+        #: the numeric boxes (``_number``): config field name -> the box's label
+        self._field_labels: dict[str, str] = {}
+        #: every box made by ``_number`` or ``_text``: config field name -> its label (what messages call it)
+        self._labels: dict[str, str] = {}
         self._refresh_saved()
 
     def _ready(self) -> None:
         """The pane's widgets made (``_widgets``), then its runner, the settings' guards and the plan line."""
         self._widgets()
-        self._start_runner(**self.runner_options)
-        watched = [*self.config_names, *self.plan_also]
-        if watched:
-            self.param.watch(guarded(self, "planning the run")(lambda *e: self._show_plan()), watched)
+        self._start_runner(**self.runner_options)  # its watcher of every parameter re-checks and re-plans
         self._show_plan()
+        self._closed_run_news()
 
     # ------------------------------------------------------------------ what a pane declares
     def _widgets(self) -> None:
@@ -222,14 +239,104 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         return pn.Row(self._saved, self._load_b, sizing_mode="stretch_width")
 
     def _sidebar(self):
-        return pn.Column(self._controls, self._plan, self._buttons_row, self._saved_row(),
+        """Start / Pause / Stop first (with the settings' refusal and the plan line under them), so that they are in
+        view without scrolling on a laptop screen whatever the tab's controls, then the controls and the saved
+        runs."""
+        return pn.Column(self._buttons_row, self._plan, self._controls, self._saved_row(),
                          sizing_mode="stretch_width")
 
     def _show_plan(self) -> None:
+        """The plan line for the settings, or (they are refused) the inline message saying why, Start disabled."""
+        problem, plan = self._settings_problem(), ""
+        if problem is None:
+            try:
+                plan = self._plan_text()
+            except LabError as err:  # refused before any work: over a limit, a group that does not parse ...
+                problem = str(err)
+            except (ValueError, TypeError):
+                plan = ""
+        self._plan.object = plan
+        self._show_invalid(problem)
+
+    # ------------------------------------------------------------------ the settings checked as they change
+    def _number(self, name: str, label: str, **params):
+        """The box of the numeric config field ``name`` (an ``IntInput`` or a ``FloatInput`` by its declared type),
+        labelled ``label``.  Whatever number is typed is kept (never snapped back to the last good one); one outside
+        the field's declared range is named inline with that range, Start disabled until it is fixed
+        (``_settings_problem``).  An optional field's empty box means the task's own value."""
+        o = self._option(name)
+        cls = pn.widgets.IntInput if o.type is int else pn.widgets.FloatInput
+        if o.optional:
+            params.setdefault("placeholder", "the task's")
+        params["css_classes"] = [*params.get("css_classes", []), "lab-number", f"lab-field-{name}"]
+        self._field_labels[name] = self._labels[name] = label
+        return cls.from_param(self.param[name], label=label, **params)
+
+    def _text(self, name: str, label: str, **params):
+        """The text box of config field ``name``, labelled ``label`` (what the pane's messages call it)."""
+        self._labels[name] = label
+        return pn.widgets.TextInput.from_param(self.param[name], label=label, **params)
+
+    def _in_words(self, message: str) -> str:
+        """A config's refusal as the page says it: a command-line flag (``--dims``, ``--data-dir``) named by the
+        label of its box here (or its field's name in words), never as a flag the page has no place for."""
+        import re
+
+        def named(m):
+            name = m.group(1).replace("-", "_")
+            return f"**{self._labels.get(name) or name.replace('_', ' ')}**"
+
+        return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", named, message)
+
+    def _option(self, name: str) -> Option:
+        """The declaration of the config field ``name`` (default: the family's config's)."""
+        return self.manifest.config.option_named(name)
+
+    def _field_applies(self, name: str) -> bool:
+        """Whether field ``name`` means something for the settings as they are (``option(only=...)``: a box of
+        another task, hidden, is not judged)."""
+        config_cls, o = self.manifest.config, self._option(name)
+        if o.only is None or not config_cls.dispatch:
+            return True
+        return getattr(self, config_cls.dispatch, None) in o.only
+
+    def _field_problem(self) -> str | None:
+        """The first numeric box whose value is outside its field's declared range: ``**Label**: a whole number
+        from 1 to 64; got 0``."""
+        from .config_params import allowed, shown_value
+        from ..config import _check_value
+
+        for name, label in self._field_labels.items():
+            if not self._field_applies(name):
+                continue
+            o, value = self._option(name), getattr(self, name)
+            try:
+                _check_value(o, value)
+            except ConfigError:
+                return f"**{label}**: {allowed(o)}; got {shown_value(value)}"
+        return None
+
+    def _settings_problem(self) -> str | None:
+        """Why Start would refuse the settings as they are (a box out of its range, then the config's own checks);
+        None: they are fine."""
+        problem = self._field_problem()
+        if problem is not None:
+            return problem
         try:
-            self._plan.object = self._plan_text()
-        except (LabError, ValueError, TypeError):
-            self._plan.object = ""
+            self._validated(self.config())
+        except LabError as err:
+            return str(err)
+        return None
+
+    def _show_invalid(self, problem: str | None) -> None:
+        """Show (or hide) the settings' refusal beside Start, and disable Start while there is one."""
+        self._invalid.object = self._in_words(problem) if problem else ""
+        self._invalid.visible = bool(problem)
+        runner = getattr(self, "runner", None)
+        if runner is not None:
+            runner.blocked = bool(problem)
+            if not runner.busy:
+                self._start_b.disabled = bool(problem)
 
     # ------------------------------------------------------------------ a run
     def _family_job(self, config, process: bool | None = None, **options) -> Job:
@@ -311,6 +418,84 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
 
     _unrecorded: list = []  # the controls disabled because the loaded run did not record their values
 
+    # ------------------------------------------------------------------ a page closed mid-run, and the next one
+    def _closed_key(self) -> tuple:
+        return (self.family, str(Path(self.results).resolve()))
+
+    def _page_closed_while(self, job) -> None:
+        """The runner's ``on_close``: this page went while ``job`` ran (it was asked to stop and saves itself).
+        A page of the same tab opened meanwhile (the reload) is told at once, on its own document."""
+        if job.name == "load":
+            return
+        key, now = self._closed_key(), time.monotonic()
+        CLOSED_RUNS[key] = (job, now)
+        for ref, doc, opened in _LISTENING.pop(key, []):
+            pane = ref()
+            if pane is None or pane is self or now - opened > CLOSED_WAIT_SECONDS or doc is None:
+                continue
+
+            def tell(pane=pane, doc=doc):
+                from panel.io.state import set_curdoc
+
+                with set_curdoc(doc):
+                    pane._closed_run_news()
+
+            try:
+                doc.add_next_tick_callback(tell)
+            except Exception:  # that page has gone too
+                log.debug("telling a new page of a closed run failed", exc_info=True)
+
+    def _listen_for_closed_runs(self) -> None:
+        import weakref
+
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            return
+        now = time.monotonic()
+        kept = [e for e in _LISTENING.get(self._closed_key(), []) if e[0]() is not None
+                and now - e[2] <= CLOSED_WAIT_SECONDS]
+        _LISTENING[self._closed_key()] = [*kept, (weakref.ref(self), doc, now)]
+
+    def _closed_run_news(self) -> None:
+        """A new page of this tab (a reload): when the last page closed while a run went, say it was stopped and
+        where it was saved, that run selected in the Saved runs -- at once when it has ended, else when it does
+        (polled for up to ``CLOSED_WAIT_SECONDS`` in a server session)."""
+        entry = CLOSED_RUNS.get(self._closed_key())
+        if entry is None or time.monotonic() - entry[1] > CLOSED_KEPT_SECONDS:
+            self._listen_for_closed_runs()
+            return
+        job = entry[0]
+        if not job.running:  # its messages stay undrained: the closed page's runner is gone
+            self._say_closed(job)
+            return
+        self._status.object = ("A run of this tab was going when its last page closed: it is being stopped and "
+                               "saved …")
+        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            return
+        deadline = time.monotonic() + CLOSED_WAIT_SECONDS
+
+        def check():
+            if job.running and time.monotonic() < deadline:
+                return
+            callback.stop()
+            if not job.running and not self.runner.busy:
+                self._say_closed(job)
+
+        callback = pn.state.add_periodic_callback(guarded(self, "reading the closed page's run")(check), period=500)
+
+    def _say_closed(self, job) -> None:
+        CLOSED_RUNS.pop(self._closed_key(), None)
+        final = job.final or {}
+        saved = final.get("saved")
+        self._select_saved(saved)
+        status = final.get("status") or job.state
+        if saved:
+            self._status.object = (f"The run that was going when this tab's last page closed (or reloaded) was "
+                                   f"{status} and saved as `{Path(saved).name}`: **Load** shows it.")
+        else:
+            self._status.object = (f"The run that was going when this tab's last page closed (or reloaded) was "
+                                   f"{status} before anything could be saved.")
+
     # ------------------------------------------------------------------ the job runner
     def _start_runner(self, **options) -> None:
         """The pane's ``JobRunner`` wired to its Start / Pause / Stop, status, progress, error and detail, locking the
@@ -323,6 +508,7 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
                                 progress=self._progress, error=self._error, detail=self._detail,
                                 after_poll=self._after_poll, **options)
         self.runner.on_end = self._after_end
+        self.runner.on_close = self._page_closed_while
         guard_settings(self, self._controls)
         self._watch_settings()
         self._watch_load()
@@ -370,14 +556,18 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         self._stop_b = pn.widgets.Button(label="Stop", color="danger", disabled=True,
                                          css_classes=[f"{prefix}-stop"], width=90)
         self._start_b.on_click(lambda e: self.start())
-        self._buttons_row = pn.Row(self._start_b, self._pause_b, self._stop_b)
+        #: why the settings are refused, beside Start (which stays disabled until they are fixed)
+        self._invalid = pn.pane.Alert("", alert_type="warning", visible=False, css_classes=[f"{prefix}-invalid"],
+                                      margin=(0, 10), styles={"font-size": "0.9em"})
+        self._buttons_row = pn.Column(pn.Row(self._start_b, self._pause_b, self._stop_b), self._invalid, margin=0,
+                                      sizing_mode="stretch_width")
         self._progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
                                                 visible=False)
         self._status = pn.pane.Markdown(idle, css_classes=[f"{prefix}-status"])
         self._error = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=[f"{prefix}-error"])
 
     def _show_error(self, message: str):
-        self._error.object = message
+        self._error.object = self._in_words(message)
         self._error.visible = True
 
     def _box_error(self) -> str | None:
@@ -395,7 +585,7 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         try:
             return self._validated(config)
         except LabError as err:
-            self._settings_error = str(err)
+            self._settings_error = self._in_words(str(err))
             raise
 
     def _watch_settings(self) -> None:
@@ -404,15 +594,19 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
                          [p for p in self.param if p != "name"])
 
     def _recheck_settings(self, *events) -> None:
-        """While the message shown is the refusal of the settings a Start was refused for, it follows the
-        settings: updated while they are still refused, hidden once they are accepted (never a stale one)."""
+        """At every change of the settings: the plan line, or the inline refusal with Start disabled
+        (``_show_plan``).  And while the error shown is the refusal of the settings a Start was refused for, it
+        follows the settings: updated while they are still refused, hidden once they are accepted (never a stale
+        one)."""
+        if not self.runner.busy:
+            self._show_plan()
         shown = getattr(self, "_settings_error", None)
         if shown is None or not self._error.visible or self._error.object != shown or self.runner.busy:
             return
         try:
             self._validated(self.config())
         except LabError as err:
-            self._settings_error = self._error.object = str(err)
+            self._settings_error = self._error.object = self._in_words(str(err))
         else:
             self._settings_error = None
             self._error.visible = False
@@ -550,8 +744,6 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
     def _unshown_note(self, saved: dict, names) -> list[str]:
         """The status note naming the run's settings ``names`` that no control shows, where Start would run
         them differently (none when the current settings are refused anyway)."""
-        from ..config import ConfigError
-
         try:
             now = self.config().validate()
         except ConfigError:

@@ -87,7 +87,10 @@ def status_line(job: Job | None, verb: str = "training", unit: str | None = "ste
     parts.append(f"{duration(job.elapsed)} elapsed")
     eta = job.eta if job.running else None
     if eta is not None and not job.stopping:
-        parts.append(f"ETA {duration(eta)}" + (" once resumed" if job.paused else ""))
+        if eta < 0.5 and not job.paused:  # the estimate ran out and the job goes on: say so, not "ETA 0.0 s"
+            parts.append("longer than estimated")
+        else:
+            parts.append(f"ETA {duration(eta)}" + (" once resumed" if job.paused else ""))
     if job.stopping:
         parts.append("stopping …")
     text = " · ".join(parts)
@@ -101,6 +104,20 @@ def status_line(job: Job | None, verb: str = "training", unit: str | None = "ste
 def _in_session() -> bool:
     doc = pn.state.curdoc
     return doc is not None and doc.session_context is not None
+
+
+#: how many polls in a row a session may have no page connected before its job is stopped (a reload, a closed
+#: tab): Bokeh destroys such a session only after its unused-session lifetime (15-20 s), the job going on meanwhile
+PAGE_GONE_POLLS = 2
+
+
+def _connections() -> int | None:
+    """How many browser connections the current server session has (None outside a server session)."""
+    doc = pn.state.curdoc
+    context = getattr(doc, "session_context", None)
+    session = getattr(context, "_session", None)  # bokeh.server.session.ServerSession
+    count = getattr(session, "connection_count", None)
+    return count if isinstance(count, int) else None
 
 
 class JobRunner:
@@ -131,11 +148,16 @@ class JobRunner:
         self.after_poll = after_poll
         #: called with the job once it has ended and the controls are unlocked (a pane's last word)
         self.on_end = None
+        #: called with the running job when its page has gone (closed or reloaded) and it was asked to stop
+        self.on_close = None
+        self._seen_page, self._gone_polls = False, 0  # a browser was connected; polls since with none
         self.job: Job | None = None
         self._job_verb, self._job_unit = verb, unit  # the running job's (``start``)
         self._final_status = True
         self._periodic = None
         self._locked: dict = {}  # widget -> its disabled flag before the job
+        #: the pane's settings are refused (its inline message says why): Start stays disabled when idle
+        self.blocked = False
         self._active = False  # from start until the job's final message was handed to the pane
         self._closed = False
         if pause is not None:
@@ -248,13 +270,36 @@ class JobRunner:
             self.poll()
 
     def _on_session_destroyed(self, session_context) -> None:
+        self._page_closed()
+
+    def _page_closed(self) -> None:
+        """The page is gone (closed, reloaded): stop the job (it saves itself as ``stopped``) and tell
+        ``on_close``, once; nobody is left to see a message."""
+        if self._closed:
+            return
         self._closed = True
         try:
-            if self.job is not None:
-                self.job.stop()  # a process job that does not stop is ended after its grace period
+            job = self.job
+            if job is not None and job.running:
+                job.stop()  # a process job that does not stop is ended after its grace period
+                if self.on_close is not None:
+                    self.on_close(job)
             self._stop_periodic()
-        except Exception:  # nobody is left to see a message
+        except Exception:
             log.debug("stopping the job of a closed session failed", exc_info=True)
+
+    def _page_gone(self) -> bool:
+        """The page this session served has gone (closed or reloaded), long before Bokeh destroys the session:
+        checked at every poll while a job runs, it is gone once the session had a browser connection and then
+        has none at ``PAGE_GONE_POLLS`` polls in a row (Bokeh does not reconnect a page that lost its socket)."""
+        count = _connections()
+        if count is None:
+            return False
+        if count > 0:
+            self._seen_page, self._gone_polls = True, 0
+            return False
+        self._gone_polls = getattr(self, "_gone_polls", 0) + 1
+        return getattr(self, "_seen_page", False) and self._gone_polls >= PAGE_GONE_POLLS
 
     def settle(self, note: str = "") -> None:
         """After a failure: the buttons, the locked settings and the status line agree with the job again.
@@ -286,6 +331,9 @@ class JobRunner:
     def _poll(self) -> int:
         job = self.job
         if job is None:
+            return 0
+        if job.running and self._page_gone():
+            self._page_closed()
             return 0
         messages = job.drain()
         for msg in messages:
@@ -346,7 +394,7 @@ class JobRunner:
 
     def _buttons(self, running: bool) -> None:
         if self.start_button is not None:
-            self.start_button.disabled = running
+            self.start_button.disabled = running or self.blocked
         for b in (self.pause_button, self.stop_button):
             if b is not None:
                 b.disabled = not running

@@ -94,8 +94,8 @@ class TrainingDynamics(JobPane):
     # ------------------------------------------------------------------ layout
     def _widgets(self):
         p = self.param
-        self._group_w = pn.widgets.TextInput.from_param(p.group, label="Group", css_classes=["dyn-group"])
-        self._rep_w = pn.widgets.TextInput.from_param(p.rep, label="Input rep")
+        self._group_w = self._text("group", "Group", css_classes=["dyn-group"])
+        self._rep_w = self._text("rep", "Input rep")
         # a custom group or rep is checked as it is typed, the message naming its box (not only after Start)
         self._box_note = pn.pane.Alert("", alert_type="warning", visible=False, css_classes=["dyn-box-error"],
                                        margin=(0, 10))
@@ -108,15 +108,15 @@ class TrainingDynamics(JobPane):
             titled(pn.widgets.CheckButtonGroup.from_param(p.strategies, label="Strategies", css_classes=["dyn-strategies"],
                                                           options={LABELS[s]: s for s in p.strategies.objects}),
                    "Strategies (trained side by side)"),
-            pn.Row(pn.widgets.IntInput.from_param(p.runs, label="Runs", width=90, css_classes=["dyn-runs"]),
-                   pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["dyn-steps"]),
-                   pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90, css_classes=["dyn-seed"])),
-            pn.Row(pn.widgets.FloatInput.from_param(p.lr, label="Learning rate", width=135),
-                   pn.widgets.IntInput.from_param(p.aug_passes, label="Aug passes L", width=135)),
-            pn.Row(pn.widgets.FloatInput.from_param(p.gamma, label="γ (penalty)", width=135),
+            pn.Row(self._number("runs", "Runs", width=90, css_classes=["dyn-runs"]),
+                   self._number("steps", "Steps", width=90, css_classes=["dyn-steps"]),
+                   self._number("seed", "Seed", width=90, css_classes=["dyn-seed"])),
+            pn.Row(self._number("lr", "Learning rate", width=135),
+                   self._number("aug_passes", "Aug passes L", width=135)),
+            pn.Row(self._number("gamma", "γ (penalty)", width=135),
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=135)),
-            pn.Row(pn.widgets.FloatInput.from_param(p.rpp_prior_eq, label="RPP σ²_eq", width=135),
-                   pn.widgets.FloatInput.from_param(p.rpp_prior_free, label="RPP σ²_free", width=135)),
+            pn.Row(self._number("rpp_prior_eq", "RPP σ²_eq", width=135),
+                   self._number("rpp_prior_free", "RPP σ²_free", width=135)),
             pn.widgets.Checkbox.from_param(p.exact_orbit, label="Exact orbit averaging"),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker, label="Run in", css_classes=["dyn-worker"]),
                    "Run in"),
@@ -134,7 +134,7 @@ class TrainingDynamics(JobPane):
         self._refresh_saved()  # the comparison lists them too
 
     def _sidebar(self):
-        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+        return pn.Column(self._buttons_row, self._controls, sizing_mode="stretch_width")  # Start first: in view
 
     def _main(self):
         log = pn.widgets.Checkbox.from_param(self.param.log_scale, label="log-scale y")

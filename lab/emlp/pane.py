@@ -127,7 +127,7 @@ class EquivariantModels(JobPane):
                                                               orientation="vertical", sizing_mode="stretch_width",
                                                               css_classes=["eqm-mode"])  # the lab's toggle style
         self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes or ()),
-                                             placeholder="the task's: 100,1000 (pendulum: 64 trajectories)",
+                                             placeholder="the task's (100,1000)",
                                              css_classes=["eqm-sizes"])
         self._sizes_w.param.watch(lambda e: setattr(self, "sizes", tuple(s.strip() for s in e.new.split(",")
                                                                          if s.strip()) or None), "value")
@@ -142,18 +142,18 @@ class EquivariantModels(JobPane):
                                                           options={MODEL_LABELS[m]: m for m in p.models.objects}),
                    "Models (trained in turn)"),
             self._dynamics_w,
-            pn.widgets.TextInput.from_param(p.group, label="EMLP's group (empty: the task's)",
+            self._text("group", "EMLP's group (empty: the task's)",
                                             css_classes=["eqm-group"]),
             self._sizes_w,
             titled(pn.widgets.RadioButtonGroup.from_param(p.scale), "Scale"),
-            pn.Row(pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90, css_classes=["eqm-channels"]),
-                   pn.widgets.IntInput.from_param(p.layers, label="Layers", width=90),
-                   pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90, css_classes=["eqm-epochs"])),
-            pn.Row(pn.widgets.FloatInput.from_param(p.lr, label="Learning rate", width=135),
-                   pn.widgets.IntInput.from_param(p.batch, label="Batch", width=135)),
-            pn.Row(pn.widgets.IntInput.from_param(p.test, label="Test points", width=90, css_classes=["eqm-test"]),
-                   pn.widgets.IntInput.from_param(p.seeds, label="Seeds", width=90),
-                   pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90)),
+            pn.Row(self._number("channels", "Channels", width=90, css_classes=["eqm-channels"]),
+                   self._number("layers", "Layers", width=90),
+                   self._number("epochs", "Epochs", width=90, css_classes=["eqm-epochs"])),
+            pn.Row(self._number("lr", "Learning rate", width=135),
+                   self._number("batch", "Batch", width=135)),
+            pn.Row(self._number("test", "Test points", width=90, css_classes=["eqm-test"]),
+                   self._number("seeds", "Seeds", width=90),
+                   self._number("seed", "Seed", width=90)),
             pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
@@ -168,7 +168,7 @@ class EquivariantModels(JobPane):
         self._rollout_box = pn.Column(self._rollout_head, self._rollout, visible=False, sizing_mode="stretch_width")
 
     def _sidebar(self):
-        self._emlp_sidebar = pn.Column(self._controls, self._buttons_row, self._saved_row(),
+        self._emlp_sidebar = pn.Column(self._buttons_row, self._controls, self._saved_row(),  # Start first: in view
                                        sizing_mode="stretch_width")
         self._side_body = pn.Column(self._emlp_sidebar, sizing_mode="stretch_width", margin=0)
         return pn.Column(self._mode_w, self._side_body, sizing_mode="stretch_width")

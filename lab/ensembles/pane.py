@@ -108,17 +108,17 @@ class Ensembles(JobPane):
         p = self.param
         self._assumptions = pn.pane.Markdown("", css_classes=["ens-assumptions"], margin=(0, 10),
                                              styles={"font-size": "0.9em"})
-        self._channels_w = pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90,
+        self._channels_w = self._number("channels", "Channels", width=90,
                                                           css_classes=["ens-channels"])
         self._controls = pn.Column(
             pn.widgets.Select.from_param(p.task, label="Task", css_classes=["ens-task"]),
             pn.widgets.Select.from_param(p.setting, label="Setting (which assumptions hold)",
                                          css_classes=["ens-setting"]),
             self._assumptions,
-            pn.Row(pn.widgets.IntInput.from_param(p.members, label="Members M", width=90, css_classes=["ens-members"]),
-                   pn.widgets.IntInput.from_param(p.pool_factor, label="Pool × M", width=90,
+            pn.Row(self._number("members", "Members M", width=90, css_classes=["ens-members"]),
+                   self._number("pool_factor", "Pool × M", width=90,
                                                   css_classes=["ens-pool"]),
-                   pn.widgets.IntInput.from_param(p.steps, label="Steps", width=90, css_classes=["ens-steps"])),
+                   self._number("steps", "Steps", width=90, css_classes=["ens-steps"])),
             pn.Row(self._channels_w,
                    pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=185)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.augment, css_classes=["ens-augment"]),
@@ -251,7 +251,8 @@ class Ensembles(JobPane):
                          f"augmentation, step {s.get('step')})")
         self._sizes_pane.object = size_figure(curves, inputs=INPUT_WORDS.get(self.task, "inputs"))
         self._sizes_note.object = ("Curves from: " + "; ".join(notes)) if notes else \
-            "No saved run yet: run each setting in turn to compare them here."
+            (f"No saved run of the {self.task} task to compare with yet: run each setting in turn to compare them "
+             "here (the Saved runs list holds every run, of every task).")
 
     def _show_summary(self, s: dict) -> None:
         """A run's summary: the headline, the against-M figure (its own numbers) and the example digit."""

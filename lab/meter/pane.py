@@ -117,14 +117,14 @@ class EquivarianceMeter(JobPane):
             pn.Row(pn.widgets.Select.from_param(p.interpolation, label="Interpolation", width=135),
                    pn.widgets.Select.from_param(p.padding, label="Padding", width=135)),
             sizing_mode="stretch_width")
-        self._epochs_w = pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90,
+        self._epochs_w = self._number("epochs", "Epochs", width=90,
                                                         css_classes=["meter-epochs"])
-        self._seed_w = pn.widgets.IntInput.from_param(p.seed, label="Seed", width=90)
+        self._seed_w = self._number("seed", "Seed", width=90)
         self._controls = pn.Column(
             self._model_w,
             pn.widgets.Select.from_param(p.transform, label="Transformation", css_classes=["meter-transform"]),
             self._cnn_w,
-            pn.Row(pn.widgets.IntInput.from_param(p.samples, label="Inputs (N)", width=90,
+            pn.Row(self._number("samples", "Inputs (N)", width=90,
                                                   css_classes=["meter-samples"]),
                    self._seed_w, self._epochs_w),
             pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES)),

@@ -51,7 +51,8 @@ PLOTS = (LivePlot("rpp-log", y="mse", x="step", title="test MSE while training, 
 TRAIN_LOG = {"title": "training loss while training, model by model and seed by seed", "ylabel": "train MSE"}
 TEST_LOG = {"title": PLOTS[0].title, "ylabel": PLOTS[0].ylabel}
 COLUMNS = {"model": "model", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
-           "equivariance_error": "equivariance error", "free_fraction": "free fraction", "seconds": "seconds"}
+           "mean_mse": "predicting the mean: test MSE", "equivariance_error": "equivariance error",
+           "free_fraction": "free fraction", "seconds": "seconds"}
 #: how many saved runs (newest first) are read for the other regimes' panels
 SAVED_SCAN = 50
 
@@ -93,13 +94,13 @@ class RPPRegimes(JobPane):
         p = self.param
         self._variant_w = titled(pn.widgets.RadioButtonGroup.from_param(p.variant, css_classes=["rpp-variant"]),
                                  "Modified inertia (approximate inertia)")
-        self._wind_w = pn.widgets.FloatInput.from_param(p.wind, label="Wind ε (approximate pendulum)", width=200,
+        self._wind_w = self._number("wind", "Wind ε (approximate pendulum)", width=200,
                                                         css_classes=["rpp-wind"])
         self._prior_w = pn.Column(
             pn.widgets.Select.from_param(p.prior, label="RPP-EMLP's prior", css_classes=["rpp-prior"]),
-            pn.Row(pn.widgets.FloatInput.from_param(p.prior_free, label="Free pathway σ²", width=135,
+            pn.Row(self._number("prior_free", "Free pathway σ²", width=135,
                                                     placeholder="the prior's", css_classes=["rpp-prior-free"]),
-                   pn.widgets.FloatInput.from_param(p.prior_equivariant, label="Equivariant pathway σ²",
+                   self._number("prior_equivariant", "Equivariant pathway σ²",
                                                     width=135, placeholder="the prior's",
                                                     css_classes=["rpp-prior-equivariant"])),
             sizing_mode="stretch_width")
@@ -115,15 +116,15 @@ class RPPRegimes(JobPane):
                    "Models (trained in turn)"),
             self._prior_w,
             titled(pn.widgets.RadioButtonGroup.from_param(p.scale), "Scale"),
-            pn.Row(pn.widgets.IntInput.from_param(p.channels, label="Channels", width=90, css_classes=["rpp-channels"]),
-                   pn.widgets.IntInput.from_param(p.layers, label="Layers", width=90),
-                   pn.widgets.IntInput.from_param(p.epochs, label="Epochs", width=90, css_classes=["rpp-epochs"])),
-            pn.Row(pn.widgets.IntInput.from_param(p.size, label="Train points", width=90, css_classes=["rpp-size"]),
-                   pn.widgets.IntInput.from_param(p.test, label="Test points", width=90, css_classes=["rpp-test"]),
-                   pn.widgets.IntInput.from_param(p.batch, label="Batch", width=90)),
-            pn.Row(pn.widgets.FloatInput.from_param(p.lr, label="Learning rate", width=90),
-                   pn.widgets.IntInput.from_param(p.seeds, label="Seeds", width=90, css_classes=["rpp-seeds"]),
-                   pn.widgets.IntInput.from_param(p.seed, label="First seed", width=90)),
+            pn.Row(self._number("channels", "Channels", width=90, css_classes=["rpp-channels"]),
+                   self._number("layers", "Layers", width=90),
+                   self._number("epochs", "Epochs", width=90, css_classes=["rpp-epochs"])),
+            pn.Row(self._number("size", "Train points", width=90, css_classes=["rpp-size"]),
+                   self._number("test", "Test points", width=90, css_classes=["rpp-test"]),
+                   self._number("batch", "Batch", width=90)),
+            pn.Row(self._number("lr", "Learning rate", width=90),
+                   self._number("seeds", "Seeds", width=90, css_classes=["rpp-seeds"]),
+                   self._number("seed", "First seed", width=90)),
             pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES)),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
@@ -292,10 +293,14 @@ class RPPRegimes(JobPane):
         self._write_panels_note()
 
     def _show_table(self) -> None:
-        df = pd.DataFrame(self._rows, columns=list(COLUMNS))
-        shown = df.rename(columns=COLUMNS)
+        df = pd.DataFrame(self._rows, columns=[*COLUMNS, "still_mse"])
+        shown = df.drop(columns="still_mse").rename(columns=COLUMNS)
         shown["model"] = shown["model"].map(lambda m: MODEL_LABELS.get(m, m))
-        for c in ("test MSE", "train MSE", "equivariance error", "free fraction"):
+        if df["mean_mse"].isna().all() and "still_mse" in df.columns:  # the pendulum: predicting no motion
+            shown["predicting the mean: test MSE"] = df["still_mse"]
+            shown = shown.rename(columns={"predicting the mean: test MSE": "predicting no motion: test MSE"})
+        base = next(c for c in shown.columns if c.startswith("predicting"))
+        for c in ("test MSE", "train MSE", base, "equivariance error", "free fraction"):
             shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None and v == v else "-")
         shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}" if v is not None and v == v else "-")
         self._table.object = shown
@@ -321,7 +326,7 @@ class RPPRegimes(JobPane):
                             "mse": mse}])
             self._dirty = True
         elif kind == "result":
-            self._rows.append({k: msg.get(k) for k in COLUMNS})
+            self._rows.append({k: msg.get(k) for k in (*COLUMNS, "still_mse")})
             self._show_live_regime()
             self._show_table()
         elif kind in ("done", "failed"):
@@ -368,7 +373,7 @@ class RPPRegimes(JobPane):
         self._reset_plots(cfg, live=True, saved_note=f"loaded run `{prepared['name']}`")
         for r in prepared["curves"]:
             self._on_record({"kind": "epoch", **r})
-        self._rows = [{k: r.get(k) for k in COLUMNS} for r in prepared["rows"]]
+        self._rows = [{k: r.get(k) for k in (*COLUMNS, "still_mse")} for r in prepared["rows"]]
         self._show_live_regime()
         if self._rows:
             self._show_table()

@@ -101,14 +101,13 @@ class SharingDiscovery(SharingPictures, JobPane):
         p = self.param
 
         def num(name, label, w=100):
-            return pn.widgets.FloatInput.from_param(getattr(p, name), label=label, width=w)
+            return self._number(name, label, width=w)
 
         def intw(name, label, w=100):
-            return pn.widgets.IntInput.from_param(getattr(p, name), label=label, width=w,
-                                                  css_classes=[f"shr-{name.replace('_', '-')}"])
+            return self._number(name, label, width=w, css_classes=[f"shr-{name.replace('_', '-')}"])
 
         def text(name, label, w=100):
-            return pn.widgets.TextInput.from_param(getattr(p, name), label=label, width=w)
+            return self._text(name, label, width=w)
 
         self._opts = {
             "gaussian": pn.Column(pn.Row(intw("K", "K"), intw("blocks", "blocks"), intw("samples", "|D|")),
@@ -144,7 +143,7 @@ class SharingDiscovery(SharingPictures, JobPane):
         self._refresh_saved()
 
     def _sidebar(self):
-        return pn.Column(self._controls, self._buttons_row, sizing_mode="stretch_width")
+        return pn.Column(self._buttons_row, self._controls, sizing_mode="stretch_width")  # Start first: in view
 
     def _main(self):
         return pn.Column(self._error, self._status, self._m1, self._m2, self._saved_row(),
@@ -170,6 +169,18 @@ class SharingDiscovery(SharingPictures, JobPane):
         if self.task == "msr":
             return MSRConfig(task="msr", **config_values(self, MSR_NAMES + COMMON_FIELDS))
         return SharingConfig(**SharingConfig.applicable({"task": self.task, **config_values(self, SHARING_NAMES)}))
+
+    def _option(self, name: str):
+        """The declaration of field ``name``: the chosen task's config's (``MSRConfig`` for msr)."""
+        if self.task == "msr" and name in MSR_NAMES + COMMON_FIELDS:
+            return MSRConfig.option_named(name)
+        return SharingConfig.option_named(name) if name in SHARING_NAMES else MSRConfig.option_named(name)
+
+    def _field_applies(self, name: str) -> bool:
+        """Only the chosen task's boxes are judged (the others are hidden)."""
+        if self.task == "msr":
+            return name in MSR_NAMES + COMMON_FIELDS
+        return name in SharingConfig.applicable({"task": self.task, **{n: None for n in SHARING_NAMES}})
 
     def _job(self, config) -> Job:
         """Learn the sharing (method 1, the ``sharing`` family) or the symmetry matrix (msr, the ``msr`` family)."""
