@@ -1,4 +1,9 @@
-"""A small tokenizer shared by the group and representation languages (no ``eval`` anywhere)."""
+"""A small tokenizer shared by the group and representation languages (no ``eval`` anywhere), and ``count``, the
+words for a number of things.
+
+>>> count(1, "training point"), count(1438, "training point"), count(2, "matrix", "matrices")
+('1 training point', '1,438 training points', '2 matrices')
+"""
 from __future__ import annotations
 
 import re
@@ -98,3 +103,8 @@ class TokenStream:
     def fail(self, expected: str):
         tok = self.peek
         raise ParseError(self.text, tok.pos, expected, tok.value if tok.kind != "end" else "end of input")
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 training point``, ``1,438 training points``: ``n`` (thousands marked) and ``noun`` in its number."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

@@ -51,6 +51,8 @@ def test_an_emlp_passes_with_exit_0_and_an_mlp_fails_with_exit_3(capsys):
     assert "first_breaking_layer" in bad and bad["inputs"] == 4  # None here: an MLP's hidden reps are unknown
     code, out, _ = _main(capsys, "mlp-o3", "--samples", "1")
     assert code == 3 and "NOT equivariant" in out and "mlp-o3" in out.splitlines()[0]
+    # its hidden layers declare no representation: the text says why no layer is named as the breaking one
+    assert "rep unknown, not judged" in out and "no layer is named as the one that breaks equivariance" in out
 
 
 def test_a_fixed_tolerance_and_another_group_change_the_verdict(capsys):

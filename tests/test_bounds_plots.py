@@ -53,7 +53,7 @@ def test_the_bound_against_bits_is_drawn_per_training_error():
         assert list(line.get_xdata()) == [10, 100, 1000]
         assert list(line.get_ydata()) == [round(e + b / 1e4, 4) for b in (10, 100, 1000)]
     assert len(_guess_lines(ax)) == 1 and ax.get_xscale() == "log"
-    assert "1438" in ax.get_title()
+    assert "1,438" in ax.get_title()
     with pytest.raises(BoundsPlotError):
         occam_figure([])
 

@@ -153,6 +153,10 @@ class AuditResult:
                 what = "rep unknown, not judged" if c.rep is None else \
                     f"{c.rep} ({c.source}): {c.error:.3g} {'ok' if c.ok else 'FAIL'}"
                 lines.append(f"  {c.name or '(model)'} [{c.module}]: {what}")
+            if not self.ok and not self.first_breaking_layer and all(c.rep is None for c in self.layers):
+                lines.append("  no layer is named as the one that breaks equivariance: none of them declares the "
+                             "representation its outputs carry (a plain network's hidden units are not one), so "
+                             "only the whole model is judged, above")
         if self.homomorphism:
             lines.append("user representations checked as homomorphisms (relative error, tolerance "
                          f"{HOM_TOLERANCE:g}): " + "; ".join(f"{h.rep} {h.check} {h.error:.2g} ({h.tried} cases)"

@@ -27,6 +27,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..errors import LabError
+from ..text import count
 from ..plots.style import BOUND_MODEL_COLOURS, BOUND_MODEL_LABELS
 
 #: bits in a KB, as ``lab bound`` prints sizes
@@ -82,7 +83,7 @@ def occam_figure(rows, guess_error=None, n=None, title: str | None = None):
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(title or "Occam's razor as a number: fewer bits, tighter bound"
-                 + (f" (n = {n} training points)" if n else ""), fontsize=10)
+                 + (f" (n = {count(n, 'training point')})" if n else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -108,7 +108,9 @@ def example_figures(example: dict, label: str = "input", classes=None):
     fig.add_layout(Span(location=0, dimension="height", line_color="#999999", line_dash="dotted"))
     fig.xaxis.axis_label = f"t ({example['unit']}s of {example['transform']})"
     fig.yaxis.axis_label = word
-    fig.legend.location = "bottom_center"  # the middle of the flow, under the top class's plateau
-    fig.legend.label_text_font_size = "8pt"
-    fig.legend.background_fill_alpha = 0.7
+    legend = fig.legend[0]  # above the plot: inside, it covered the curves it names
+    fig.center.remove(legend)
+    legend.orientation, legend.ncols, legend.label_text_font_size = "horizontal", 2, "8pt"
+    legend.padding, legend.margin = 2, 2
+    fig.add_layout(legend, "above")
     return column(row(*thumbs), fig, sizing_mode="stretch_width", name="meter-example")
