@@ -87,10 +87,9 @@ class SymmetryDiscovery(JobPane):
             titled(pn.widgets.RadioButtonGroup.from_param(p.optimizer, css_classes=["disc-optimizer"]),
                    "Optimizer (the fit, and the gradient method)"),
             self._gradient_w,
-            pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=140),
-                   self._number("loop_epochs", "Loop epochs", width=100,
-                                                  css_classes=["disc-loop-epochs"]),
-                   self._number("loop_seeds", "Loop seeds", width=90, css_classes=["disc-loop-seeds"])),
+            pn.Row(pn.widgets.Select.from_param(p.device, label="Device", options=list(DEVICES), width=90),
+                   self._number("loop_epochs", "Loop epochs", width=90, css_classes=["disc-loop-epochs"]),
+                   self._number("loop_seeds", "Loop seeds", width=80, css_classes=["disc-loop-seeds"])),
             titled(pn.widgets.RadioButtonGroup.from_param(p.worker), "Run in"),
             sizing_mode="stretch_width", min_width=300)
         self._headline = pn.pane.Markdown("", css_classes=["disc-headline"], sizing_mode="stretch_width",
