@@ -67,8 +67,9 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
     saved = FAMILY.load(new[0]).results
     table = pane._table.object
     assert isinstance(table, pd.DataFrame) and len(table) == 6  # 3 models x 2 seeds
-    assert list(table.columns)[:6] == ["model", "seed", "test MSE", "train MSE", "equivariance error",
-                                       "free fraction"]
+    assert list(table.columns)[:7] == ["model", "seed", "test MSE", "train MSE", "predicting the mean: test MSE",
+                                       "equivariance error", "free fraction"]
+    assert (table["predicting the mean: test MSE"] != "-").all()  # the trivial baseline beside every model's MSE
     assert (table["free fraction"] != "-").sum() == 2  # RPP-EMLP's only
     panel = pane._panels["approximate"]
     drawn = _drawn(panel)
