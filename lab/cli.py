@@ -94,16 +94,26 @@ def _given_text(is_list: bool = False, choices=(), entries=(), allowed: str | No
     return parse
 
 
+def _declared(kind, low=None, high=None):
+    """A numeric option of a command not built from a config, declared as a config's would be: the same check
+    (``lab.config._check_value``) and the same words for its range (``Option.range_text``)."""
+    from .config import Option
+
+    return Option("", kind, None, "", low=low, high=high)
+
+
 def _span(kind, low=None, high=None) -> str:
-    if kind is int:
-        return f"a whole number from {low}" + (f" to {high}" if high is not None else " up")
-    return "a finite number" + (f" of at least {low:g}" if low is not None else "") + \
-        (f" and at most {high:g}" if high is not None else "")
+    return _declared(kind, low, high).range_text
 
 
 def _out_of_range(kind, value, low=None, high=None) -> bool:
-    return (kind is float and not math.isfinite(value)) or (low is not None and value < low) \
-        or (high is not None and value > high)
+    from .config import ConfigError, _check_value
+
+    try:
+        _check_value(_declared(kind, low, high), value)
+    except ConfigError:
+        return True
+    return False
 
 
 def _number(kind, low=None, high=None):

@@ -311,11 +311,15 @@ def compare(config: BoundsConfig, models, progress=None, control=None, on_result
         offset += total
         if res.status == "stopped":
             break
-    if len(configs) > 1 and results:  # the last word is the whole job's, not its last model's ("finished in 47 s"
-        status = results[-1].status   # under "1:22 elapsed")
-        done = offset if status != "stopped" else offset - totals[len(results) - 1] + sum(
-            c.steps + c.quant_steps for c in [results[-1].config] for _ in results[-1].rows)
-        emit(progress_record(done, sum(totals), f"{len(results)} models {status} in {time.monotonic() - t0:.1f} s"))
+    if len(configs) > 1 and results:
+        # the last word is the whole job's, not its last model's ("finished in 47 s" under "1:22 elapsed"); a
+        # stopped model counts only the subspace dimensions it finished
+        last = results[-1]
+        done = offset
+        if last.status == "stopped":
+            done += len(last.rows) * (last.config.steps + last.config.quant_steps) - totals[len(results) - 1]
+        emit(progress_record(done, sum(totals), f"{len(results)} models {last.status} in "
+                                                f"{time.monotonic() - t0:.1f} s"))
     return results
 
 

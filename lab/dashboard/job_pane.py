@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
+import weakref
 from pathlib import Path
 from typing import ClassVar
 
@@ -64,6 +66,8 @@ CLOSED_WAIT_SECONDS = 60.0
 #: the panes of pages opened in the last ``CLOSED_WAIT_SECONDS``, by (family, runs directory): a reload opens the
 #: new page before the old one's job is seen to be orphaned, so the news must reach a pane already built
 _LISTENING: dict = {}
+#: a command-line flag inside a config's refusal (``--data-dir``; not the dash inside a word)
+FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 
 
 def worker_param(what: str = "the run") -> param.Selector:
@@ -174,8 +178,6 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
                                       styles={"font-size": "0.9em"})
         self._note = pn.pane.Markdown("", css_classes=[f"{self.css}-note"], margin=(0, 10),
                                       styles={"font-size": "0.85em"})
-        #: the numeric boxes (``_number``): config field name -> the box's label
-        self._field_labels: dict[str, str] = {}
         #: every box made by ``_number`` or ``_text``: config field name -> its label (what messages call it)
         self._labels: dict[str, str] = {}
         self._refresh_saved()
@@ -269,8 +271,13 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         if o.optional:
             params.setdefault("placeholder", "the task's")
         params["css_classes"] = [*params.get("css_classes", []), "lab-number", f"lab-field-{name}"]
-        self._field_labels[name] = self._labels[name] = label
+        self._labels[name] = label
         return cls.from_param(self.param[name], label=label, **params)
+
+    @property
+    def _field_labels(self) -> dict[str, str]:
+        """The numeric boxes (``_number``'s): config field name -> the box's label."""
+        return {name: label for name, label in self._labels.items() if self._option(name).type in (int, float)}
 
     def _text(self, name: str, label: str, **params):
         """The text box of config field ``name``, labelled ``label`` (what the pane's messages call it)."""
@@ -280,13 +287,11 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
     def _in_words(self, message: str) -> str:
         """A config's refusal as the page says it: a command-line flag (``--dims``, ``--data-dir``) named by the
         label of its box here (or its field's name in words), never as a flag the page has no place for."""
-        import re
-
         def named(m):
             name = m.group(1).replace("-", "_")
             return f"**{self._labels.get(name) or name.replace('_', ' ')}**"
 
-        return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", named, message)
+        return FLAG.sub(named, message)
 
     def _option(self, name: str) -> Option:
         """The declaration of the config field ``name`` (default: the family's config's)."""
@@ -334,9 +339,7 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
         self._invalid.visible = bool(problem)
         runner = getattr(self, "runner", None)
         if runner is not None:
-            runner.blocked = bool(problem)
-            if not runner.busy:
-                self._start_b.disabled = bool(problem)
+            runner.block(bool(problem))
 
     # ------------------------------------------------------------------ a run
     def _family_job(self, config, process: bool | None = None, **options) -> Job:
@@ -446,8 +449,6 @@ class JobPane(SidebarPane, pn.viewable.Viewer):
                 log.debug("telling a new page of a closed run failed", exc_info=True)
 
     def _listen_for_closed_runs(self) -> None:
-        import weakref
-
         doc = pn.state.curdoc
         if doc is None or doc.session_context is None:
             return

@@ -298,8 +298,8 @@ class JobRunner:
         if count > 0:
             self._seen_page, self._gone_polls = True, 0
             return False
-        self._gone_polls = getattr(self, "_gone_polls", 0) + 1
-        return getattr(self, "_seen_page", False) and self._gone_polls >= PAGE_GONE_POLLS
+        self._gone_polls += 1
+        return self._seen_page and self._gone_polls >= PAGE_GONE_POLLS
 
     def settle(self, note: str = "") -> None:
         """After a failure: the buttons, the locked settings and the status line agree with the job again.
@@ -391,6 +391,13 @@ class JobRunner:
                 w.disabled = before
             self._locked = {}
         self._buttons(on)
+
+    def block(self, on: bool) -> None:
+        """Hold Start while the pane's settings are refused (its inline message says why), or give it back; the
+        buttons of a job that runs stay as they are."""
+        self.blocked = bool(on)
+        if not self.busy:
+            self._buttons(False)
 
     def _buttons(self, running: bool) -> None:
         if self.start_button is not None:

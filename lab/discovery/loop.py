@@ -8,6 +8,7 @@ at the fast settings), and says why it does not elsewhere.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,13 +79,12 @@ def compare(X, Y, Xt, Yt, learned: list, truth: list, output_action: bool, tol: 
     data = (X, Y, Xt, Yt)
     scale = float(np.mean(np.asarray(Yt) ** 2)) or 1.0
 
-    trained = []
+    order = itertools.count()  # the models in the order they train (``on_epoch``'s i)
 
     def train(build, rin, rout, group, s):
         torch.manual_seed(s)  # before the model is built: its initialisation is the seed's, whatever ran before
         net = build()
-        i = len(trained)
-        trained.append(net)
+        i = next(order)
         report = None if on_epoch is None else (lambda row: on_epoch(i, row["epoch"]))
         r = fit(net, _Reps(rin, rout), group, data, schedule, seed=s, control=control, progress=report)
         return r["test_mse"] / scale

@@ -53,6 +53,10 @@ TEST_LOG = {"title": PLOTS[0].title, "ylabel": PLOTS[0].ylabel}
 COLUMNS = {"model": "model", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
            "mean_mse": "predicting the mean: test MSE", "equivariance_error": "equivariance error",
            "free_fraction": "free fraction", "seconds": "seconds"}
+#: what a row keeps of a result: the table's columns, and the pendulum's baseline (the test MSE of predicting no
+#: motion), shown in the baseline column where there is no predicting-the-mean one
+ROW_KEYS = (*COLUMNS, "still_mse")
+STILL = "predicting no motion: test MSE"
 #: how many saved runs (newest first) are read for the other regimes' panels
 SAVED_SCAN = 50
 
@@ -293,13 +297,13 @@ class RPPRegimes(JobPane):
         self._write_panels_note()
 
     def _show_table(self) -> None:
-        df = pd.DataFrame(self._rows, columns=[*COLUMNS, "still_mse"])
-        shown = df.drop(columns="still_mse").rename(columns=COLUMNS)
+        df = pd.DataFrame(self._rows, columns=list(ROW_KEYS))
+        still = df["mean_mse"].isna().all()  # the pendulum: its baseline predicts no motion
+        if still:
+            df["mean_mse"] = df["still_mse"]
+        base = STILL if still else COLUMNS["mean_mse"]
+        shown = df.drop(columns="still_mse").rename(columns={**COLUMNS, "mean_mse": base})
         shown["model"] = shown["model"].map(lambda m: MODEL_LABELS.get(m, m))
-        if df["mean_mse"].isna().all() and "still_mse" in df.columns:  # the pendulum: predicting no motion
-            shown["predicting the mean: test MSE"] = df["still_mse"]
-            shown = shown.rename(columns={"predicting the mean: test MSE": "predicting no motion: test MSE"})
-        base = next(c for c in shown.columns if c.startswith("predicting"))
         for c in ("test MSE", "train MSE", base, "equivariance error", "free fraction"):
             shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None and v == v else "-")
         shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}" if v is not None and v == v else "-")
@@ -326,7 +330,7 @@ class RPPRegimes(JobPane):
                             "mse": mse}])
             self._dirty = True
         elif kind == "result":
-            self._rows.append({k: msg.get(k) for k in (*COLUMNS, "still_mse")})
+            self._rows.append({k: msg.get(k) for k in ROW_KEYS})
             self._show_live_regime()
             self._show_table()
         elif kind in ("done", "failed"):
@@ -373,7 +377,7 @@ class RPPRegimes(JobPane):
         self._reset_plots(cfg, live=True, saved_note=f"loaded run `{prepared['name']}`")
         for r in prepared["curves"]:
             self._on_record({"kind": "epoch", **r})
-        self._rows = [{k: r.get(k) for k in (*COLUMNS, "still_mse")} for r in prepared["rows"]]
+        self._rows = [{k: r.get(k) for k in ROW_KEYS} for r in prepared["rows"]]
         self._show_live_regime()
         if self._rows:
             self._show_table()
