@@ -183,3 +183,83 @@ def test_a_reload_during_a_run_says_it_was_stopped_and_saved(tmp_path, monkeypat
         expect(page.locator(".ens-saved select")).to_have_value(name)
         expect(page.locator(".ens-load button")).to_be_enabled()
         assert not server_errors(log), f"the server logged an exception: see {log}"
+
+
+def test_each_job_tabs_saved_list_shows_its_familys_runs(tmp_path, monkeypatch):
+    """On a copy of the saved-run fixture (one run of every family, written by an earlier commit), each job tab's
+    Saved runs list offers exactly the runs its family's store holds -- the fixture's own directory listing -- and
+    Load is enabled."""
+    import shutil
+
+    from test_saved_runs import FIXTURES
+
+    require_chromium()
+    from playwright.sync_api import expect
+
+    root = tmp_path / "runs"
+    shutil.copytree(FIXTURES[-1], root)
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(root))
+    tabs = _job_tabs()
+    problems: list[str] = []
+    with panel_server() as (url, log), chromium_page(WIDTH, HEIGHT) as page, \
+            screenshot_on_failure(page, "newcomer_saved_lists"):
+        page.goto(url)
+        expect(page.locator(".basis-info")).to_contain_text("r = ")
+        for title, cls in tabs:
+            kind = FAMILIES[cls.family].run_kind
+            folder = kind.directory()  # under $LAB_RESULTS_DIR, as the server finds it
+            want = sorted(p.name for p in folder.iterdir() if (p / "config.json").is_file())
+            assert want, f"{title}: the fixture has no run of its family in {folder}"
+            page.get_by_text(title, exact=True).first.click()
+            select = page.locator(f".{cls.css}-saved select")
+            expect(select).to_be_visible()
+            shown = sorted(o.strip() for o in select.locator("option").all_inner_texts())
+            if shown != want:
+                problems.append(f"{title}: the Saved runs list shows {shown}, its family's store holds {want}")
+            expect(page.locator(f".{cls.css}-load button")).to_be_enabled()
+        assert not server_errors(log), f"the server logged an exception: see {log}"
+    assert not problems, "\n".join(problems)
+
+
+def test_the_readmes_sweep_plots_in_the_sweeps_tab_and_a_bad_store_is_said_inline(tmp_path, monkeypatch):
+    """The README's example sweep, run in-process into a store: the Sweeps tab opens it at 1280×800, offers the
+    summary's numbers (the family's headline first, never ``seconds``), draws one median line per strategy inside
+    the viewport, and a directory that is not a store gets an inline message while the plot stays."""
+    from test_browser_sweeps import _MEDIANS_JS
+    from test_sweeps_numbers import run_readme_sweep
+
+    from browser import cut_plots, wait_until
+
+    require_chromium()
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
+    store, spec = run_readme_sweep(tmp_path / "sweeps" / "readme")
+    with panel_server() as (url, log), chromium_page(WIDTH, HEIGHT) as page, \
+            screenshot_on_failure(page, "newcomer_readme_sweep"):
+        page.goto(url)
+        expect(page.locator(".basis-info")).to_contain_text("r = ")
+        page.get_by_text("Sweeps", exact=True).first.click()
+        status = page.locator(".swp-status")
+        expect(status).to_contain_text("12 done")
+        expect(page.locator(".swp-y select")).to_have_value("dist_from_E")
+        offered = page.locator(".swp-y select option").all_inner_texts()
+        assert "seconds" != offered[0] and {"loss", "nom.dist_from_E"} <= set(offered), offered
+        wait_until(lambda: set(page.evaluate(_MEDIANS_JS)) == {"strategies = nom", "strategies = equi"},
+                   "a median line per strategy", page)
+        drawn = page.evaluate(_MEDIANS_JS)
+        assert max(drawn["strategies = equi"]["median"]) < 1e-6 < min(drawn["strategies = nom"]["median"])
+        page.wait_for_timeout(1000)  # the layout settles
+        count, cut = cut_plots(page)
+        assert count > 0 and not cut, cut
+        page.screenshot(path=str(tmp_path.parent / "newcomer_readme_sweep.png"))
+
+        path = page.locator(".swp-path input")
+        path.fill(str(tmp_path / "not-a-store"))
+        page.locator(".swp-open button").click()
+        error = page.locator(".swp-error")
+        expect(error).to_be_visible()
+        expect(error).to_contain_text("is not a sweep store")
+        expect(status).to_contain_text("12 done")  # the store shown stays
+        assert set(page.evaluate(_MEDIANS_JS)) == {"strategies = nom", "strategies = equi"}
+        assert not server_errors(log), f"the server logged an exception: see {log}"

@@ -123,10 +123,9 @@ def test_an_ensembles_store_offers_results_only_in_the_tab(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- the README's sweep
-@pytest.fixture(scope="module")
-def readme_store(tmp_path_factory):
-    """The README's example sweep, every point run in-process by ``run_point`` (the fewest steps and runs), in a
-    store under ``<tmp>/sweeps``."""
+def run_readme_sweep(root: Path):
+    """The README's example sweep, every point run in-process by ``run_point`` (the fewest steps and runs), in the
+    store ``root``; returns ``(store, spec)``."""
     import torch
 
     from lab.sweeps.task import run_point
@@ -138,7 +137,7 @@ def readme_store(tmp_path_factory):
                      "runs": config.option_named("runs").low}
     text = yaml.safe_dump(data, sort_keys=False)
     spec = parse_sweep(data)
-    store = SweepStore(tmp_path_factory.mktemp("readme") / "sweeps" / "readme")
+    store = SweepStore(root)
     store.write_spec(text)
     threads = torch.get_num_threads()
     try:
@@ -149,6 +148,12 @@ def readme_store(tmp_path_factory):
     assert [r["error"] for r in rows if r["status"] != "done"] == []
     store.append(rows)
     return store, spec
+
+
+@pytest.fixture(scope="module")
+def readme_store(tmp_path_factory):
+    """The README's example sweep run into a store under ``<tmp>/sweeps``."""
+    return run_readme_sweep(tmp_path_factory.mktemp("readme") / "sweeps" / "readme")
 
 
 def test_the_readmes_sweep_plots_in_the_sweeps_tab(readme_store):
