@@ -13,7 +13,7 @@ from bokeh.document import Document
 from lab.emlp.pane import EquivariantModels
 from lab.errors import LabError
 from lab.emlp.family import FAMILY, EMLPConfig
-from lab.plots.style import MODEL_LABELS
+from lab.plots.style import MEAN_BASELINE, MODEL_LABELS
 
 sys.path.insert(0, str(Path(__file__).parent))
 from polling import DEADLINE, poll_to_end  # noqa: E402  (a hang guard, never a speed requirement)
@@ -44,6 +44,13 @@ def test_a_run_fills_the_plots_and_table_with_its_own_numbers(tmp_path):
         assert src.data["y"] == [float(means.loc[(model, n)]) for n in (20, 40)]
     table = pane._table.object
     assert isinstance(table, pd.DataFrame) and len(table) == 6  # 3 models x 2 sizes
+    # the trivial baseline beside the MSEs (issue 48): one number per size and seed, whichever model (the same data),
+    # the saved run's own
+    base = table.groupby(["N", "seed"])[MEAN_BASELINE].nunique()
+    assert (base == 1).all() and list(table.columns).index(MEAN_BASELINE) == list(table.columns).index("train MSE") + 1
+    saved_base = saved.results.groupby(["size", "seed"])["mean_mse"].first()
+    for (n, seed), v in table.groupby(["N", "seed"])[MEAN_BASELINE].first().items():
+        assert v == f"{saved_base.loc[(n, seed)]:.3g}" and float(v) > 0
     assert len(pane.live.groups) == 6 and len(pane.live.data) == 6 * 4  # every epoch of every model and size
 
 
@@ -124,9 +131,11 @@ def test_load_shows_a_saved_run_with_its_settings_and_numbers(tmp_path):
         mark = "✓" if row["model"] == "emlp" else "✗"
         assert row["audit_ok"] is (row["model"] == "emlp")
         assert audits[f"{MODEL_LABELS[row['model']]} {row['size']}"] == f"{row['audit_error']:.2g} {mark}"
-    results = pd.read_csv(path / "results.csv").drop(columns=["audit_error", "audit_ok", "audit_tolerance"])
+    results = pd.read_csv(path / "results.csv").drop(columns=["audit_error", "audit_ok", "audit_tolerance",
+                                                              "mean_mse", "target_ms"])
     results.to_csv(path / "results.csv", index=False)
     assert pane.load(str(path), wait=True) and set(pane._table.object["audit"]) == {"—"}
+    assert MEAN_BASELINE not in pane._table.object  # saved before the baseline: no column of blanks
     assert not pane.load(str(tmp_path.parent), wait=True)
     assert pane._error.visible
 

@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from bokeh.document import Document
@@ -77,6 +78,14 @@ def test_a_run_fills_its_regimes_boxes_log_and_table_with_its_own_numbers(saved_
     for model, label in (("mlp", "MLP"), ("emlp", "EMLP"), ("rpp", "RPP-EMLP")):
         assert drawn[label] == sorted(saved[saved["model"] == model]["test_mse"].tolist())
     assert panel.title.text == "approximate symmetry" and not panel.note.visible
+    # the trivial baseline (issue 48): a dashed line at the seeds' median test MSE of predicting the targets' mean,
+    # the saved rows' own numbers, inside the panel's y range; an empty panel has none
+    base = saved.groupby("seed")["mean_mse"].first()
+    assert panel.baseline.visible and panel.baseline.location == pytest.approx(float(np.median(base)))
+    assert panel.figure.y_range.start < panel.baseline.location < panel.figure.y_range.end
+    assert len(exact["mean_mse"]) == exact["seeds"] and min(exact["mean_mse"]) > 0  # one per seed, in the summary
+    assert pane._panels["exact"].baseline.location == pytest.approx(float(np.median(exact["mean_mse"])))
+    assert pane._panels["exact"].baseline.visible and not pane._panels["misspecified"].baseline.visible
     assert panel.subtitle.text.startswith("models over O(3) · authors' code\ntargets' symmetry error ")
     # the exact panel still shows the saved run; the misspecified one has none
     assert _drawn(pane._panels["exact"])["MLP"] == sorted(exact["models"]["mlp"]["test_mse"])

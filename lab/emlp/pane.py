@@ -34,7 +34,7 @@ from ..device import DEVICES
 from .family import AUDIT_KEYS, FAMILY, EMLPConfig
 from ..jobs import Job
 from .plots_bokeh import data_efficiency_figure, rollout_data, rollout_figures
-from ..plots.style import DYNAMICS_LABELS, MODEL_COLOURS, MODEL_LABELS
+from ..plots.style import DYNAMICS_LABELS, MEAN_BASELINE, MODEL_COLOURS, MODEL_LABELS
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard_settings, guarded
 from ..dashboard.job_pane import JobPane, worker_param
@@ -54,7 +54,7 @@ LOG_WORDS = {"regression": {"title": "test MSE while training, in turn", "ylabel
              "pendulum": {"title": "training loss (1 s chunks) while training, in turn", "ylabel": "train MSE",
                           "xlabel": "steps of the whole run (models in turn)"}}
 COLUMNS = {"model": "model", "size": "N", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
-           "equivariance_error": "equivariance error", "seconds": "seconds"}
+           "mean_mse": MEAN_BASELINE, "equivariance_error": "equivariance error", "seconds": "seconds"}
 #: the row keys of the audit (``lab.emlp.family.AUDIT_KEYS``), shown as one column after the equivariance error
 AUDIT_COLUMN = "audit"
 #: the pendulum's columns beside them (Table 2.2's number and Figure 2.6's L_z)
@@ -125,7 +125,9 @@ class EquivariantModels(JobPane):
         p = self.param
         self._mode_w = pn.widgets.RadioButtonGroup.from_param(p.mode, options={v: k for k, v in MODES.items()},
                                                               orientation="vertical", sizing_mode="stretch_width",
-                                                              css_classes=["eqm-mode"])  # the lab's toggle style
+                                                              css_classes=["eqm-mode"],  # the lab's toggle style
+                                                              description=None)  # its labels say it: no tooltip
+                                                              # left open over the tab bar after a click
         self._sizes_w = pn.widgets.TextInput(label="Training-set sizes (comma list)", value=",".join(self.sizes or ()),
                                              placeholder="the task's (100,1000)",
                                              css_classes=["eqm-sizes"])
@@ -278,9 +280,12 @@ class EquivariantModels(JobPane):
                 points = mean.loc[m]
                 src.data = {"x": [int(n) for n in points.index], "y": [float(v) for v in points.values]}
         names = COLUMNS | (PENDULUM_COLUMNS if pendulum else {})
+        if pendulum or df["mean_mse"].isna().all():  # the pendulum's test is its rollout; a run saved before it
+            names = {k: v for k, v in names.items() if k != "mean_mse"}
         shown = df[list(names)].rename(columns=names)
         shown["model"] = shown["model"].map(lambda m: MODEL_LABELS.get(m, m))
-        for c in ("test MSE", "train MSE", "equivariance error", *(PENDULUM_COLUMNS.values() if pendulum else ())):
+        for c in ("test MSE", "train MSE", *([MEAN_BASELINE] if "mean_mse" in names else ()), "equivariance error",
+                  *(PENDULUM_COLUMNS.values() if pendulum else ())):
             shown[c] = shown[c].map(lambda v: f"{v:.3g}" if v is not None and v == v else "-")
         shown["seconds"] = shown["seconds"].map(lambda v: f"{v:.1f}")
         shown.insert(shown.columns.get_loc("equivariance error") + 1, AUDIT_COLUMN,

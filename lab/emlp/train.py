@@ -123,8 +123,10 @@ def train_one(model: str, task, group, data, schedule: Schedule, seed: int = 0, 
     """Train ``model`` on ``data`` = (X_train, Y_train, X_test, Y_test); returns its curves and final numbers:
     ``train_mse``/``test_mse`` (task units), ``equivariance_error`` (``lab.nn.check``, on test inputs, under
     ``symmetry``: the data's group, default ``group``), ``audit_model``'s ``audit_error``, ``audit_ok`` and
-    ``audit_tolerance`` (the same inputs and group), ``seconds`` (training; the audit not counted).  ``group``: the EMLP's group (for the MLPs:
-    the group whose reps give the sizes and, for MLP-Aug, the augmentation).  ``progress`` gets
+    ``audit_tolerance`` (the same inputs and group), ``seconds`` (training; the audit not counted), ``mean_mse``
+    (the test MSE of predicting the training targets' mean) and ``target_ms`` (the test targets' mean square).
+    ``group``: the EMLP's group (for the MLPs: the group whose reps give the sizes and, for MLP-Aug, the
+    augmentation).  ``progress`` gets
     ``{"kind": "epoch", ...}`` records every ``record_every`` epochs.
 
     ``cuda_graph`` (CUDA only): after ``GRAPH_WARMUP`` eager steps, the steps on full batches replay one recorded
@@ -205,5 +207,6 @@ def fit(net, task, group, data, schedule: Schedule, seed: int = 0, progress=None
     # the trivial baseline on the same scale: the test MSE of predicting the training targets' mean
     mean_mse = float(np.mean((np.asarray(Yte) - np.asarray(Ytr).mean(axis=0)) ** 2))
     return {"model": label, "size": n, "train_mse": train_mse, "test_mse": test_mse, "mean_mse": mean_mse,
-            "target_ms": float(np.mean(np.asarray(Yte) ** 2)), "equivariance_error": err, **audit_model(net, s_in, s_out, symmetry, xte), "seconds": seconds,
+            "target_ms": float(np.mean(np.asarray(Yte) ** 2)), "equivariance_error": err,
+            **audit_model(net, s_in, s_out, symmetry, xte), "seconds": seconds,
             "curve": curve, "net": net}

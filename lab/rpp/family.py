@@ -315,6 +315,7 @@ def summary(result: RPPResult) -> dict:
     ``|W_free| / |W|`` of its linear layers, per seed; the pendulum's models also ``rollout_error``), plus
     ``regime``, ``variant`` (approximate inertia, else None), ``wind`` (approximate pendulum: eps, else None),
     ``still_mse`` (the pendulum, per seed: the test MSE of predicting no motion, ``lab.rpp.pendulum``; else None),
+    ``mean_mse`` (the regression tasks, per seed: the test MSE of predicting the training targets' mean; else None),
     ``group`` (the models'), ``data_group`` (the equivariance errors' group), ``target_symmetry_error`` (of the
     targets alone under the models' group), ``prior``, ``scale``, ``size`` (training points or chunks), ``test``,
     ``epochs``, ``seeds``, ``status``."""
@@ -335,7 +336,10 @@ def summary(result: RPPResult) -> dict:
             "variant": cfg.variant if approximate and not pendulum else None,
             "wind": cfg.wind if approximate and pendulum else None,
             "still_mse": [v for _, v in sorted({r["seed"]: r["still_mse"] for r in result.rows}.items())]
-            if pendulum else None, "group": result.group,
+            if pendulum else None,
+            "mean_mse": None if pendulum else
+            [v for _, v in sorted({r["seed"]: r.get("mean_mse") for r in result.rows}.items())],
+            "group": result.group,
             "data_group": result.data_group, "target_symmetry_error": None if tse != tse else tse,
             "prior": cfg.prior, "prior_free": cfg.prior_free, "prior_equivariant": cfg.prior_equivariant,
             "scale": cfg.scale, "size": cfg.train_points, "test": cfg.test_points, "epochs": epochs,

@@ -31,8 +31,8 @@ from ..errors import LabError
 from . import family as rpp_family
 from .family import FAMILY, RPPConfig
 from ..jobs import Job
-from .plots_bokeh import REGIMES, regimes_figure, show_regime, summary_values
-from ..plots.style import MODEL_COLOURS, MODEL_LABELS
+from .plots_bokeh import REGIMES, baseline_of, regimes_figure, show_regime, summary_values
+from ..plots.style import MEAN_BASELINE, MODEL_COLOURS, MODEL_LABELS
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guarded
 from ..dashboard.job_pane import JobPane, worker_param
@@ -51,7 +51,7 @@ PLOTS = (LivePlot("rpp-log", y="mse", x="step", title="test MSE while training, 
 TRAIN_LOG = {"title": "training loss while training, model by model and seed by seed", "ylabel": "train MSE"}
 TEST_LOG = {"title": PLOTS[0].title, "ylabel": PLOTS[0].ylabel}
 COLUMNS = {"model": "model", "seed": "seed", "test_mse": "test MSE", "train_mse": "train MSE",
-           "mean_mse": "predicting the mean: test MSE", "equivariance_error": "equivariance error",
+           "mean_mse": MEAN_BASELINE, "equivariance_error": "equivariance error",
            "free_fraction": "free fraction", "seconds": "seconds"}
 #: what a row keeps of a result: the table's columns, and the pendulum's baseline (the test MSE of predicting no
 #: motion), shown in the baseline column where there is no predicting-the-mean one
@@ -267,8 +267,9 @@ class RPPRegimes(JobPane):
             if sym in latest:
                 name, s = latest[sym]
                 mse, seeds = summary_values(s)
+                base = s.get("still_mse") if s.get("task") == "pendulum" else s.get("mean_mse")
                 show_regime(panel, mse, seeds, group=s.get("group"), target_error=s.get("target_symmetry_error"),
-                            variant=s.get("variant"))
+                            variant=s.get("variant"), baseline=baseline_of(base if isinstance(base, list) else None))
                 self._sources_note[sym] = f"saved run `{name}`" + (f" ({s['status']})" if s.get("status") not in
                                                                      (None, "finished") else "")
             else:
@@ -291,9 +292,10 @@ class RPPRegimes(JobPane):
             mse.setdefault(r["model"], []).append(r["test_mse"])
             seeds.setdefault(r["model"], []).append(r["seed"])
         info = self._info
+        base = {r["seed"]: r.get("still_mse") if r.get("mean_mse") is None else r.get("mean_mse") for r in self._rows}
         show_regime(self._panels[sym], mse, seeds, group=info.get("group"),
                     target_error=info.get("target_symmetry_error"), variant=info.get("variant"),
-                    note="training: a box appears as each model finishes a seed")
+                    note="training: a box appears as each model finishes a seed", baseline=baseline_of(base.values()))
         self._write_panels_note()
 
     def _show_table(self) -> None:

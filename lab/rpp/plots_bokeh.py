@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 from bokeh.layouts import column, row
-from bokeh.models import ColumnDataSource, Div, FixedTicker, HoverTool, Label, Range1d, Title
+from bokeh.models import ColumnDataSource, Div, FixedTicker, HoverTool, Label, Range1d, Span, Title
 from bokeh.plotting import figure
 
 from ..plots.log_ticks import readable_log_axis
@@ -39,6 +39,9 @@ NO_RUN = "no run of this regime yet"
 KEY = ("box: middle half of the seeds (interquartile range); line: median; whiskers: lowest to highest seed; "
        "dot: one seed. Each panel has its own log scale; lower is better.")
 OTHER_COLOUR = "#7f7f7f"
+#: the trivial baseline's dashed line across a panel (its seeds' median) and what the key calls it, per task
+BASELINE_COLOUR = "#555555"
+BASELINE_WORDS = {"pendulum": "predicting no motion", "": "predicting the training targets' mean"}
 #: room left of every panel's plot for its axis (px): the three plots line up whatever their tick labels
 MIN_BORDER_LEFT = 80
 
@@ -106,14 +109,26 @@ def regime_columns(models, test_mse: dict, seeds: dict | None = None) -> tuple[d
     return box, dots
 
 
+def baseline_of(values) -> float | None:
+    """The baseline line's height: the median of the seeds' finite, positive baseline MSEs (None: none).
+
+    >>> baseline_of([4.0, None, 1.0, float("nan"), 2.0]), baseline_of([None]), baseline_of(None)
+    (2.0, None, None)
+    """
+    v = [float(x) for x in (values or ()) if x is not None and math.isfinite(float(x)) and float(x) > 0]
+    return float(np.median(v)) if v else None
+
+
 class RegimePanel:
     """One level of symmetry's panel: its figure, its two sources (``box``: a row per model; ``seeds``: a row per
-    seed) and its words (``title``, ``subtitle``, the ``note`` shown while it has nothing to draw)."""
+    seed), its words (``title``, ``subtitle``, the ``note`` shown while it has nothing to draw) and the trivial
+    baseline's dashed line (``baseline``, a ``Span``, hidden while there is none)."""
 
-    def __init__(self, fig, box, seeds, title, subtitle, note, models, symmetry):
+    def __init__(self, fig, box, seeds, title, subtitle, note, models, symmetry, baseline):
         self.figure, self.box, self.seeds = fig, box, seeds
         self.title, self.subtitle, self.note = title, subtitle, note
         self.models, self.symmetry = list(models), symmetry
+        self.baseline = baseline
 
     def values(self) -> dict:
         """{model label: the test MSEs drawn} (what a reader sees as dots)."""
@@ -179,15 +194,24 @@ def _panel(symmetry: str, models, group: str | None, height: int, first: bool) -
     note = Label(x=(n + 1) / 2, y=height / 2 - 60, x_units="data", y_units="screen", text=NO_RUN,
                  text_align="center", text_color="#888888", text_font_size="10pt")
     fig.add_layout(note)
-    return RegimePanel(fig, box_src, seed_src, main, subtitle, note, models, symmetry)
+    baseline = Span(location=1.0, dimension="width", line_color=BASELINE_COLOUR, line_dash="dashed", line_width=1.5,
+                    visible=False, name=f"rpp-box-{symmetry}-baseline")
+    fig.add_layout(baseline)
+    return RegimePanel(fig, box_src, seed_src, main, subtitle, note, models, symmetry, baseline)
 
 
-def legend_html(models) -> str:
-    """The figure's key: each model's colour and label, and what a box, its line, whiskers and dots are."""
+def legend_html(models, task: str = "") -> str:
+    """The figure's key: each model's colour and label, the trivial baseline's dashed line, and what a box, its
+    line, whiskers and dots are."""
     swatches = " ".join(f'<span style="white-space:nowrap"><span style="display:inline-block;width:11px;height:11px;'
                         f'background:{MODEL_COLOURS.get(m, OTHER_COLOUR)};opacity:0.75;margin-right:3px"></span>'
                         f'{MODEL_LABELS.get(m, m)}</span>' for m in models)
-    return f'<div style="font-size:12px;line-height:1.35">{swatches}<br><span style="color:#555">{KEY}</span></div>'
+    words = BASELINE_WORDS.get(task, BASELINE_WORDS[""])
+    dashed = (f'<span style="white-space:nowrap"><span style="display:inline-block;width:18px;vertical-align:middle;'
+              f'border-top:2px dashed {BASELINE_COLOUR};margin-right:3px"></span>{words} (the trivial baseline; '
+              f'median over seeds)</span>')
+    return (f'<div style="font-size:12px;line-height:1.35">{swatches} {dashed}<br>'
+            f'<span style="color:#555">{KEY}</span></div>')
 
 
 def regimes_figure(task: str, models=ORDER, groups: dict | None = None, height: int = 300):
@@ -201,18 +225,20 @@ def regimes_figure(task: str, models=ORDER, groups: dict | None = None, height: 
     words = TASK_WORDS.get(task, str(task))
     head = Div(text=f"<b>{words}: test MSE of each seed, by level of symmetry</b> (thesis Figure 3.2)",
                sizing_mode="stretch_width", styles={"font-size": "13px"}, name="rpp-box-head")
-    key = Div(text=legend_html(models), sizing_mode="stretch_width", name="rpp-box-key")
+    key = Div(text=legend_html(models, task), sizing_mode="stretch_width", name="rpp-box-key")
     layout = column(head, row(*[p.figure for p in panels.values()], sizing_mode="stretch_width"), key,
                     sizing_mode="stretch_width", name="rpp-regimes-figure")
     return layout, panels
 
 
 def show_regime(panel: RegimePanel, test_mse: dict, seeds: dict | None = None, group: str | None = None,
-                target_error: float | None = None, variant: str | None = None, note: str | None = None) -> None:
+                target_error: float | None = None, variant: str | None = None, note: str | None = None,
+                baseline: float | None = None) -> None:
     """Fill ``panel`` with per-seed test MSEs ({model: [...]}, ``seeds``: {model: the seeds' numbers}): a box per
     model with a value, a dot per seed, the y range around them; with nothing to draw it is emptied and says
     ``note`` (default: no run yet).  ``group``, ``target_error``, ``variant``: the run's, for the titles (None
-    keeps the group shown)."""
+    keeps the group shown).  ``baseline``: the trivial baseline's test MSE (``baseline_of`` the seeds'), a dashed
+    line inside the y range (None: no line)."""
     box, dots = regime_columns(panel.models, test_mse, seeds)
     panel.box.data, panel.seeds.data = box, dots
     group = group or subtitle_group(panel.subtitle.text)
@@ -220,7 +246,11 @@ def show_regime(panel: RegimePanel, test_mse: dict, seeds: dict | None = None, g
     empty = not dots["y"]
     panel.note.text = note or NO_RUN
     panel.note.visible = empty
-    lo, hi = y_limits(dots["y"])
+    shown = not empty and baseline is not None and math.isfinite(baseline) and baseline > 0
+    panel.baseline.visible = shown
+    if shown:
+        panel.baseline.location = float(baseline)
+    lo, hi = y_limits(dots["y"] + ([float(baseline)] if shown else []))
     panel.figure.y_range.start, panel.figure.y_range.end = lo, hi
 
 
