@@ -77,7 +77,16 @@ class Option:
     def range_text(self) -> str:
         """What a numeric option takes, for messages: ``a whole number from 1 to 64``, ``a finite number above 0``,
         ``a finite number from 0 to 0.9``."""
+        return self.range_words()
+
+    def range_words(self, thousands: bool = False) -> str:
+        """``range_text``; ``thousands``: whole numbers with their thousands marked (``1,000,000``: the
+        dashboard's inline messages)."""
         low, high = self.low, self.high
+
+        def _num(x):
+            return number_text(x, thousands)
+
         if self.type is int:
             if low is not None and high is not None:
                 return f"a whole number from {_num(low + 1 if self.positive else low)} to {_num(high)}"
@@ -293,8 +302,18 @@ def _check_value(o: Option, v):
 def _num(x) -> str:
     """A bound or value in a message: ``:g`` as before, but a whole number written out in full (``:g`` would show
     a seed's bound 4294967295 and the 4294967296 given both as 4.29497e+09)."""
+    return number_text(x)
+
+
+def number_text(x, thousands: bool = False) -> str:
+    """``_num``; ``thousands``: a whole number with its thousands marked (``4,294,967,295``, ``1,000,000``).
+
+    >>> number_text(4294967295), number_text(1e6), number_text(0.01), number_text(1e6, True), number_text(4096.0, True)
+    ('4294967295', '1000000', '0.01', '1,000,000', '4,096')
+    """
+    whole = f"{{:{',' if thousands else ''}}}"
     if isinstance(x, int) and not isinstance(x, bool):
-        return str(x)
+        return whole.format(x)
     if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
-        return f"{x:g}" if abs(x) < 1e6 else str(int(x))
+        return f"{x:g}" if abs(x) < 1e6 and not thousands else whole.format(int(x))
     return f"{x:g}"

@@ -5,6 +5,7 @@ on shuffled labels every bound is vacuous."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -181,3 +182,23 @@ def test_stop_and_progress():
     FAMILY.run(BoundsConfig(**TINY), full.append)
     last = [r for r in full if r["kind"] == "progress"][-1]
     assert last["done"] == last["total"]
+
+
+def test_comparing_models_weights_each_models_steps_by_what_one_costs(monkeypatch):
+    """``compare``'s progress counts work: each model's steps times its measured weight (``_step_weights``, here
+    pinned, and measured once for real), so the units rise monotonically to the total, the first model's steps end
+    at its weight times its steps, and the last record is the whole job's."""
+    from lab.bounds import family as bounds_family
+
+    cfg = BoundsConfig(**TINY)
+    measured = bounds_family._step_weights([replace(cfg, model=m).validate() for m in ("mlp", "gcnn")])
+    assert measured[0] >= 1 and measured[1] >= 1 and min(measured) == 10  # the cheapest model is 10 units a step
+    monkeypatch.setattr(bounds_family, "_step_weights", lambda configs, control=None: [1, 7])
+    records = []
+    results = bounds_family.compare(cfg, ["mlp", "gcnn"], records.append)
+    steps = cfg.validate().costs()["steps"]
+    progress = [r for r in records if r["kind"] == "progress"]
+    assert [r["done"] for r in progress] == sorted(r["done"] for r in progress)
+    assert {r["total"] for r in progress[1:]} == {8 * steps} and progress[-1]["done"] == 8 * steps
+    mlp = [r for r in progress if r.get("model") == "mlp"]
+    assert mlp[-1]["done"] == steps and len(results) == 2 and "2 models finished" in progress[-1]["message"]

@@ -292,12 +292,21 @@ def compare(config: BoundsConfig, models, progress=None, control=None, on_result
 
     emit = progress or (lambda record: None)
     configs = [replace(config, model=m).validate() for m in models]
-    totals = [c.costs()["steps"] for c in configs]
+    steps = [c.costs()["steps"] for c in configs]
+    weights = [1] * len(configs)
+    if len(configs) > 1:  # progress counts work, not steps: each model's steps weighted by what one costs, so that
+        # the ETA holds from the first, cheap model on (a GCNN step costs many MLP steps)
+        emit(progress_record(0, 1, "measuring each model's step"))
+        try:
+            weights = _step_weights(configs, control)
+        except Stopped:
+            return []
+    totals = [w * n for w, n in zip(weights, steps)]
     results, offset, t0 = [], 0, time.monotonic()
-    for cfg, total in zip(configs, totals):
-        def tagged(record, offset=offset, model=cfg.model):
+    for cfg, total, w in zip(configs, totals, weights):
+        def tagged(record, offset=offset, model=cfg.model, w=w):
             if record.get("kind") == "progress":
-                record = {**record, "done": offset + record["done"], "total": sum(totals)}
+                record = {**record, "done": offset + w * record["done"], "total": sum(totals)}
             emit({**record, "model": model})
 
         try:
@@ -317,10 +326,60 @@ def compare(config: BoundsConfig, models, progress=None, control=None, on_result
         last = results[-1]
         done = offset
         if last.status == "stopped":
-            done += len(last.rows) * (last.config.steps + last.config.quant_steps) - totals[len(results) - 1]
+            done += weights[len(results) - 1] * len(last.rows) * (last.config.steps + last.config.quant_steps) \
+                - totals[len(results) - 1]
         emit(progress_record(done, sum(totals), f"{len(results)} models {last.status} in "
                                                 f"{time.monotonic() - t0:.1f} s"))
     return results
+
+
+def step_seconds(config: BoundsConfig, repeats: int = 2) -> float:
+    """Seconds of one subspace training step of ``config``'s model at its middle d (its projector included), on a
+    batch of its data: the median of ``repeats`` steps after one warm-up.  The model is built and thrown away;
+    torch's random state is left as it was."""
+    import numpy as np
+    import torch
+
+    from .data import bound_data
+    from .models import build_model
+    from .subspace import Subspace
+    from ..device import pick_device
+
+    device = pick_device(config.device)
+    dims = config.dim_list()
+    d = max(1, dims[len(dims) // 2])
+    state = torch.random.get_rng_state()
+    try:
+        data = bound_data(config.data, config.seed, config.rotation, config.data_dir, config.train_points)
+        model = build_model(config.model, config.width, data.side, data.classes, seed=config.seed)
+        net = Subspace(model, d, config.projector, seed=config.seed).to(device)
+        x, y = data.x_train[:config.batch].to(device), data.y_train[:config.batch].to(device)
+        opt = torch.optim.Adam([net.w], lr=config.lr)
+        times = []
+        for i in range(1 + max(1, repeats)):
+            t0 = time.perf_counter()
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if i:
+                times.append(time.perf_counter() - t0)
+        return float(np.median(times))
+    finally:
+        torch.random.set_rng_state(state)
+
+
+def _step_weights(configs, control=None) -> list[int]:
+    """Progress units per step of each config's model: its measured step time (``step_seconds``) over the
+    cheapest's, times 10, rounded (at least 1)."""
+    from ..control import checkpoint
+
+    seconds = []
+    for cfg in configs:
+        checkpoint(control)
+        seconds.append(step_seconds(cfg))
+    low = min(seconds)
+    return [max(1, round(10 * t / low)) for t in seconds]
 
 
 def save(result: BoundsResult, directory=None):

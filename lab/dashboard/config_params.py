@@ -14,9 +14,9 @@ to the last good value without a word.
 >>> allowed(Option("members", int, 16, "", low=1, high=4096))
 'a whole number from 1 to 4,096'
 >>> allowed(Option("lr", float, 0.01, "", low=0, positive=True))
-'a number above 0'
+'a finite number above 0'
 >>> print(allowed(Option("channels", int, None, "", low=1, optional=True)))
-a whole number, at least 1 (empty: the task's)
+a whole number of at least 1 (empty: the task's)
 >>> shown_value(None), shown_value(float("nan")), shown_value(0)
 ('an empty box', 'nan', '0')
 >>> allowed(Option("steps", int, 100, "", low=1, high=1e6))
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import param
 
-from ..config import Option
+from ..config import Option, number_text
 
 
 def parameter(o: Option, default=None) -> param.Parameter:
@@ -46,34 +46,18 @@ def parameter(o: Option, default=None) -> param.Parameter:
     return param.String(default=value, allow_None=o.optional, doc=doc)
 
 
-def _g(x) -> str:
-    """``0.01``, ``1e-06``, ``1,000,000`` (a whole number in full, with its thousands marked)."""
-    if isinstance(x, (int, float)) and float(x).is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}"
-    return f"{x:g}"
-
-
 def allowed(o: Option) -> str:
-    """A numeric field's declared range in words (what the inline message of a value outside it says)."""
-    kind = "a whole number" if o.type is int else "a number"
-    low = None if o.low is None else _g(o.low)
-    high = None if o.high is None else _g(o.high)
-    if low is not None and high is not None:
-        text = f"{kind} above {low} and at most {high}" if o.positive else f"{kind} from {low} to {high}"
-    elif low is not None:
-        text = f"{kind} above {low}" if o.positive else f"{kind}, at least {low}"
-    elif high is not None:
-        text = f"{kind}, at most {high}"
-    else:
-        text = f"a finite {kind[2:]}"
-    return text + (" (empty: the task's)" if o.optional else "")
+    """A numeric field's declared range in words (what the inline message of a value outside it says): the
+    option's own ``range_text`` (the command line's words), thousands marked, and what an empty box means."""
+    return o.range_words(thousands=True) + (" (empty: the task's)" if o.optional else "")
 
 
 def shown_value(value) -> str:
     """How the inline message quotes a box's value."""
     if value is None:
         return "an empty box"
-    return _g(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+    return number_text(value, thousands=True) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else str(value)
 
 
 def add_config_params(cls, config_cls, names, defaults: dict | None = None):
