@@ -37,6 +37,8 @@ def test_the_json_contract(tmp_path):
     assert out["models"]["emlp"]["audit_ok"] is True and out["models"]["emlp"]["audit_error"] < 1e-5
     for m in ("mlp", "mlp-aug"):
         assert out["models"][m]["audit_ok"] is False and out["models"][m]["audit_error"] > 0.1
+    # the trivial baseline per size (issue 48): the test MSE of predicting the training targets' mean
+    assert len(out["mean_mse"]) == 2 and all(x > 0 for x in out["mean_mse"])
     assert len(list(tmp_path.glob("*/config.json"))) == 1  # saved
 
 

@@ -36,11 +36,15 @@ def test_the_json_contract(tmp_path):
     assert out["group"] == "SL(3)" and out["data_group"] == "O(3)"  # errors under the data's own O(3)
     assert out["target_symmetry_error"] > 0.1  # inertia is not SL(3)-equivariant
     assert out["prior_free"] == 0.5 and len(out["models"]["rpp"]["free_fraction"]) == 2
+    assert len(out["mean_mse"]) == 2 and all(x > 0 for x in out["mean_mse"]) and out["still_mse"] is None
     assert len(list(tmp_path.glob("*/config.json"))) == 1  # saved
 
 
 def test_exact_symmetry_emlp_is_equivariant_under_the_datas_group():
-    out = FAMILY.summary(FAMILY.run(RPPConfig(symmetry="exact", models=("mlp", "emlp"), **TINY)))
+    result = FAMILY.run(RPPConfig(symmetry="exact", models=("mlp", "emlp"), **TINY))
+    out = FAMILY.summary(result)
+    mean_row = [line for line in FAMILY.text(result).splitlines() if line.startswith("mean ")]
+    assert len(mean_row) == 1 and "predicting the training targets' mean" in mean_row[0]
     assert out["target_symmetry_error"] < 1e-12 and out["variant"] is None
     assert max(out["models"]["emlp"]["equivariance_error"]) < 1e-4 < min(out["models"]["mlp"]["equivariance_error"])
 

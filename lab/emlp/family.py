@@ -322,7 +322,8 @@ def summary(result: EMLPResult) -> dict:
     "audit_ok": every one within tolerance (None where one was not audited), "train_mse": [...]}}}`` (the
     ``lab emlp --json`` object);
     the pendulum's models (``hnn-emlp``, ...) also have ``rollout_error`` and ``momentum_error`` (geometric means
-    over seeds, one per size: the metrics are geometric means themselves)."""
+    over seeds, one per size: the metrics are geometric means themselves); ``mean_mse`` (regression tasks: the test
+    MSE of predicting the training targets' mean, mean over seeds, one per size; else None)."""
     import math
 
     cfg = result.config
@@ -355,8 +356,11 @@ def summary(result: EMLPResult) -> dict:
         if pendulum:
             models[m] |= {"rollout_error": per_size(rows, "rollout_error", True),
                           "momentum_error": per_size(rows, "momentum_error", True)}
+    # the trivial baseline per size (regression tasks; the same data for every model): predicting the mean
+    means = None if pendulum else per_size([r for r in result.rows if r.get("mean_mse") is not None], "mean_mse")
     return {"task": cfg.task, "sizes": cfg.size_list, "group": result.group, "scale": cfg.scale,
-            "seeds": cfg.seeds, "status": result.status, "models": models}
+            "seeds": cfg.seeds, "status": result.status, "models": models,
+            "mean_mse": means if means and any(v is not None for v in means) else None}
 
 
 def _cells(values, width: int = 12) -> str:
@@ -381,6 +385,8 @@ def text(result: EMLPResult) -> str:
             e = v["equivariance_error"]
             last = "" if i else f"{e:>12.2g}" if e is not None else f"{'-':>12}"
             lines.append(f"{m:<13}{_cells(v[key])}{last}")
+    if s.get("mean_mse"):
+        lines.append(f"{'mean':<13}{_cells(s['mean_mse'])}  (predicting the training targets' mean)")
     return "\n".join(lines)
 
 

@@ -366,10 +366,12 @@ def text(result: RPPResult) -> str:
         worst = max(v["equivariance_error"]) if v["equivariance_error"] else None
         cells = [mean, *vals, worst]
         lines.append(f"{m:<7}" + "".join(f"{x:>12.3g}" if x is not None else f"{'-':>12}" for x in cells))
-    if s["still_mse"]:
-        still = s["still_mse"]
-        lines.append(f"{'still':<7}" + "".join(f"{x:>12.3g}" for x in (sum(still) / len(still), *still))
-                     + "  (predicting no motion)")
+    for key, name, words in (("still_mse", "still", "predicting no motion"),
+                             ("mean_mse", "mean", "predicting the training targets' mean")):
+        base = [x for x in (s[key] or ()) if x is not None]
+        if base:  # the trivial baseline on the same scale, a row like the models'
+            lines.append(f"{name:<7}" + "".join(f"{x:>12.3g}" for x in (sum(base) / len(base), *base))
+                         + f"  ({words})")
     if s["models"].get("rpp", {}).get("free_fraction"):
         ff = s["models"]["rpp"]["free_fraction"]
         lines.append(f"rpp free fraction |W_free|/|W| (prior {s['prior']}): " + ", ".join(f"{x:.3g}" for x in ff))
