@@ -21,6 +21,7 @@ The forms:
 * ``with guarded(pane, action): ...`` (the block's exception is swallowed; ``.failed`` tells afterwards);
 * ``guarded(pane, action)(fn)``: ``fn`` wrapped (returns None when it failed), for lambdas and watchers;
 * ``@guard(action, default=False)`` on a pane's method (returns ``default`` when it failed);
+  (these two run inside Panel's ``hold``: the callback's changes reach the page together, once it ends)
 * ``guard_settings(pane, layout)``: what a browser's change to each widget runs (the widget's conversion of
   the value and the link ``Widget.from_param`` made to the pane's parameter), so a value the widget or the
   parameter refuses (only a hostile or broken browser sends one: the widgets carry the bounds and choices)
@@ -73,6 +74,17 @@ def settle(target, note: str = "") -> None:
         log.debug("settling after %r failed", note, exc_info=True)
 
 
+def _held():
+    """Panel's ``hold`` on the session's document (nothing outside a server): a callback's changes to Bokeh models
+    already on the page are collected and sent once it ends.  Panel runs a button's or a setting's callback with
+    the document unlocked; a bare change to a model on the page there was seen to fail now and then with Bokeh's
+    "_pending_writes should be non-None when we have a document lock" (issue 48), and inside ``hold`` it does not.
+    Every guarded callback and method runs inside it, so no pane has to remember it."""
+    import panel as pn
+
+    return pn.io.hold()
+
+
 class guarded:
     """The one failure path of a callback: see the module docstring."""
 
@@ -99,7 +111,7 @@ class guarded:
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with guarded(self.pane, self.action):
+            with _held(), guarded(self.pane, self.action):
                 return fn(*args, **kwargs)
             return None
 
@@ -113,7 +125,7 @@ def guard(action: str, default=None):
     def decorate(method):
         @functools.wraps(method)
         def wrapper(self, *args, **kwargs):
-            with guarded(self, action):
+            with _held(), guarded(self, action):
                 return method(self, *args, **kwargs)
             return default
 
