@@ -90,3 +90,32 @@ def progress_record(done: int, total: int, message: str = "", partial: float | N
     if partial is not None:
         record["partial"] = min(max(float(partial), 0.0), 1.0)
     return record
+
+
+def median_seconds(step, repeats: int = 2) -> float:
+    """Seconds one call of ``step()`` takes: the median of ``repeats`` calls after one warm-up (what a run weights
+    its models' steps by, ``progress_weights``).
+
+    >>> median_seconds(lambda: None) < 0.1
+    True
+    """
+    import statistics
+
+    times = []
+    for i in range(1 + max(1, repeats)):
+        t0 = time.perf_counter()
+        step()
+        if i:
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def progress_weights(seconds: dict) -> dict:
+    """Progress units per step of each model, from its step's ``seconds``: its time over the cheapest's, times
+    10, rounded, at least 1 -- so that progress counts work, and an ETA holds from the first, cheap model on.
+
+    >>> progress_weights({"mlp": 0.002, "cnn": 0.0034, "gcnn": 0.02})
+    {'mlp': 10, 'cnn': 17, 'gcnn': 100}
+    """
+    low = min(seconds.values())
+    return {k: max(1, round(10 * t / low)) if low > 0 else 1 for k, t in seconds.items()}

@@ -337,12 +337,12 @@ def step_seconds(config: BoundsConfig, repeats: int = 2) -> float:
     """Seconds of one subspace training step of ``config``'s model at its middle d (its projector included), on a
     batch of its data: the median of ``repeats`` steps after one warm-up.  The model is built and thrown away;
     torch's random state is left as it was."""
-    import numpy as np
     import torch
 
     from .data import bound_data
     from .models import build_model
     from .subspace import Subspace
+    from ..control import median_seconds
     from ..device import pick_device
 
     device = pick_device(config.device)
@@ -355,31 +355,27 @@ def step_seconds(config: BoundsConfig, repeats: int = 2) -> float:
         net = Subspace(model, d, config.projector, seed=config.seed).to(device)
         x, y = data.x_train[:config.batch].to(device), data.y_train[:config.batch].to(device)
         opt = torch.optim.Adam([net.w], lr=config.lr)
-        times = []
-        for i in range(1 + max(1, repeats)):
-            t0 = time.perf_counter()
+
+        def one():
             loss = torch.nn.functional.cross_entropy(net(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if i:
-                times.append(time.perf_counter() - t0)
-        return float(np.median(times))
+
+        return float(median_seconds(one, repeats))
     finally:
         torch.random.set_rng_state(state)
 
 
 def _step_weights(configs, control=None) -> list[int]:
-    """Progress units per step of each config's model: its measured step time (``step_seconds``) over the
-    cheapest's, times 10, rounded (at least 1)."""
-    from ..control import checkpoint
+    """Progress units per step of each config's model (``progress_weights`` of its ``step_seconds``)."""
+    from ..control import checkpoint, progress_weights
 
-    seconds = []
-    for cfg in configs:
+    seconds = {}
+    for k, cfg in enumerate(configs):
         checkpoint(control)
-        seconds.append(step_seconds(cfg))
-    low = min(seconds)
-    return [max(1, round(10 * t / low)) for t in seconds]
+        seconds[k] = step_seconds(cfg)
+    return list(progress_weights(seconds).values())
 
 
 def save(result: BoundsResult, directory=None):

@@ -85,7 +85,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..control import checkpoint
+from ..control import checkpoint, median_seconds
 from ..errors import LabError
 from ..nn import EMLP, MLP, equivariance_error
 from .pendulum import STATE_DIM
@@ -388,16 +388,14 @@ def step_seconds(name: str, group: str | None, settings: DynamicsSettings = SMAL
         zb = torch.randn(batch, chunk, STATE_DIM, dtype=param.dtype, device=param.device)
         opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
         step = float(ts[1] - ts[0]) / settings.substeps
-        times = []
-        for i in range(1 + max(1, repeats)):
-            t0 = time.perf_counter()
+
+        def one():
             opt.zero_grad(set_to_none=True)
             pred = rollout(model, zb[:, 0], ts, method="rk4", step=step, create_graph=True)
             (pred - zb).pow(2).mean().backward()
             opt.step()
-            if i:
-                times.append(time.perf_counter() - t0)
-        return float(np.median(times))
+
+        return float(median_seconds(one, repeats))
     finally:
         torch.random.set_rng_state(state)
 

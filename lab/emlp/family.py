@@ -304,7 +304,7 @@ def _step_weights(config: EMLPConfig, group_text: str, device: str, control) -> 
     """{model name: progress units per training step}: each model's measured step time
     (``lab.emlp.dynamics.step_seconds`` at the first size's settings) over the cheapest's, times 10, rounded
     (at least 1)."""
-    from ..control import checkpoint
+    from ..control import checkpoint, progress_weights
     from .dynamics import _split, step_seconds
 
     settings = replace(config.dynamics_settings(config.size_list[0]), device=device)
@@ -312,8 +312,7 @@ def _step_weights(config: EMLPConfig, group_text: str, device: str, control) -> 
     for name in config.model_names:
         checkpoint(control)
         seconds[name] = step_seconds(name, group_text if _split(name)[1] == "emlp" else None, settings, device)
-    low = min(seconds.values())
-    return {name: max(1, round(10 * t / low)) for name, t in seconds.items()}
+    return progress_weights(seconds)
 
 
 def summary(result: EMLPResult) -> dict:
