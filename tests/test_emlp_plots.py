@@ -260,3 +260,17 @@ def test_the_live_efficiency_legend_wraps_past_four_models():
         fig, sources = bokeh_efficiency(models)
         (legend,) = [r for r in fig.above if isinstance(r, Legend)]
         assert legend.ncols == cols and len(legend.items) == len(models) and set(sources) == set(models)
+
+
+def test_the_trivial_baseline_is_a_dashed_line_in_the_data_efficiency_figure():
+    """A summary's ``mean_mse`` (predicting the training targets' mean, per size) is a dashed line in the legend;
+    a summary written before it has none."""
+    summary = made_up_summary() | {"mean_mse": [2.0, 2.1, 1.9]}
+    fig = drawn(data_efficiency_figure(summary))
+    (ax,) = fig.axes
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "predicting the mean"]
+    assert line.get_linestyle() == "--"
+    np.testing.assert_array_equal(line.get_xdata(), SIZES)
+    np.testing.assert_array_equal(line.get_ydata(), [2.0, 2.1, 1.9])
+    assert "predicting the mean" in legend_texts(fig)
+    assert len(drawn(data_efficiency_figure(made_up_summary())).axes[0].get_lines()) == 3

@@ -51,6 +51,9 @@ def test_a_run_fills_the_plots_and_table_with_its_own_numbers(tmp_path):
     saved_base = saved.results.groupby(["size", "seed"])["mean_mse"].first()
     for (n, seed), v in table.groupby(["N", "seed"])[MEAN_BASELINE].first().items():
         assert v == f"{saved_base.loc[(n, seed)]:.3g}" and float(v) > 0
+    # and a dashed line in the data-efficiency figure: the baseline's mean over seeds at each size
+    assert pane._baseline.data["x"] == [20, 40]
+    assert pane._baseline.data["y"] == pytest.approx([saved_base.loc[n].mean() for n in (20, 40)])
     assert len(pane.live.groups) == 6 and len(pane.live.data) == 6 * 4  # every epoch of every model and size
 
 

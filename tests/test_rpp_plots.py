@@ -119,3 +119,23 @@ def test_text_stays_inside_the_figure():
 def test_bad_input_is_a_lab_error(bad):
     with pytest.raises(LabError, match="summar"):
         regimes_figure(bad)
+
+
+def test_the_trivial_baseline_is_a_dashed_line_at_the_seeds_median_inside_each_panel():
+    """A summary's ``mean_mse`` (the pendulum's ``still_mse``) is a dashed line at the seeds' median, inside the
+    panel's y range and named in the key; a summary written before it has no line."""
+    base = {"exact": [40.0, 50.0, 45.0], "approximate": [5.0, 4.0, 6.0], "misspecified": [30.0, 20.0, 25.0]}
+    summaries = [made_up(s) | {"mean_mse": base[s], "still_mse": None} for s in MSE]
+    fig = drawn(regimes_figure(summaries))
+    for ax, sym in zip(fig.axes, MSE):
+        (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "baseline"]
+        assert line.get_linestyle() == "--" and line.get_ydata()[0] == pytest.approx(float(np.median(base[sym])))
+        lo, hi = ax.get_ylim()
+        assert lo < line.get_ydata()[0] < hi
+    assert "predicting the training targets' mean" in [t.get_text() for t in fig.legends[0].get_texts()]
+    pendulum = made_up("exact") | {"task": "pendulum", "still_mse": [2.0, 3.0], "mean_mse": None}
+    fig = drawn(regimes_figure([pendulum]))
+    assert [ln.get_ydata()[0] for ln in fig.axes[0].get_lines() if ln.get_gid() == "baseline"] == [2.5]
+    assert "predicting no motion" in [t.get_text() for t in fig.legends[0].get_texts()]
+    old = drawn(regimes_figure([made_up("exact")]))
+    assert not [ln for ln in old.axes[0].get_lines() if ln.get_gid() == "baseline"]

@@ -33,7 +33,7 @@ import param
 from ..device import DEVICES
 from .family import AUDIT_KEYS, FAMILY, EMLPConfig
 from ..jobs import Job
-from .plots_bokeh import data_efficiency_figure, rollout_data, rollout_figures
+from .plots_bokeh import BASELINE, data_efficiency_figure, rollout_data, rollout_figures
 from ..plots.style import DYNAMICS_LABELS, MEAN_BASELINE, MODEL_COLOURS, MODEL_LABELS
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard_settings, guarded
@@ -228,8 +228,10 @@ class EquivariantModels(JobPane):
             self._rollout.object, self._rollout_sources = rollout_figures(models)
         else:
             fig, self._sources = data_efficiency_figure(models, title=f"test MSE against training-set size "
-                                                                      f"({config.task})")
+                                                                      f"({config.task})",
+                                                        baseline="predicting the mean")
             self._rollout.object, self._rollout_sources = None, {}
+        self._baseline = self._sources.pop(BASELINE, None)  # the trivial baseline's line, not a model's
         self._rollout_head.object = ""
         self._rollout_box.visible = pendulum
         self._efficiency.object = fig
@@ -279,6 +281,10 @@ class EquivariantModels(JobPane):
             if m in mean.index.get_level_values(0):
                 points = mean.loc[m]
                 src.data = {"x": [int(n) for n in points.index], "y": [float(v) for v in points.values]}
+        if self._baseline is not None and not pendulum:  # one number per size and seed, whichever model: its mean
+            base = df.dropna(subset=["mean_mse"]).groupby(["size", "seed"], sort=False)["mean_mse"].first()
+            base = base.groupby(level=0, sort=False).mean().sort_index()
+            self._baseline.data = {"x": [int(n) for n in base.index], "y": [float(v) for v in base.values]}
         names = COLUMNS | (PENDULUM_COLUMNS if pendulum else {})
         if pendulum or df["mean_mse"].isna().all():  # the pendulum's test is its rollout; a run saved before it
             names = {k: v for k, v in names.items() if k != "mean_mse"}

@@ -12,9 +12,16 @@ from ..plots.log_ticks import readable_log_axis
 from ..plots.style import MODEL_COLOURS, MODEL_LABELS
 
 
+#: the trivial baseline's series in the data-efficiency figure (its source's key and its line's style)
+BASELINE = "baseline"
+BASELINE_STYLE = {"color": "#555555", "line_dash": "dashed", "line_width": 1.8}
+
+
 def data_efficiency_figure(models, title: str = "test MSE against training-set size", height: int = 300,
-                           xlabel: str = "training-set size N", ylabel: str = "test MSE"):
-    """(figure, {model: ColumnDataSource with x = size, y = test MSE}); the pane streams points into the sources."""
+                           xlabel: str = "training-set size N", ylabel: str = "test MSE", baseline: str | None = None):
+    """(figure, {model: ColumnDataSource with x = size, y = test MSE}); the pane streams points into the sources.
+    ``baseline``: the legend's words for a trivial baseline's dashed line, then in the sources under ``BASELINE``
+    (the regression tasks: predicting the training targets' mean)."""
     fig = figure(height=height, sizing_mode="stretch_width", x_axis_type="log", y_axis_type="log", title=title,
                  x_axis_label=xlabel, y_axis_label=ylabel, toolbar_location="right",
                  name="emlp-efficiency")
@@ -28,6 +35,10 @@ def data_efficiency_figure(models, title: str = "test MSE against training-set s
         dots = fig.scatter("x", "y", source=src, size=8, color=colour)
         sources[m] = src
         items.append((MODEL_LABELS.get(m, m), [line, dots]))
+    if baseline:
+        src = ColumnDataSource({"x": [], "y": []}, name=f"emlp-efficiency-{BASELINE}")
+        sources[BASELINE] = src
+        items.append((baseline, [fig.line("x", "y", source=src, **BASELINE_STYLE)]))
     # one row above the plot; more than four models (the pendulum's six) in rows of three, so that the legend never
     # runs past a half-width plot
     fig.add_layout(Legend(items=items, orientation="horizontal", location="center",

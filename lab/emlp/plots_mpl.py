@@ -85,7 +85,8 @@ def data_efficiency_figure(summary: dict, title: str | None = None, equivariance
     Figure 2.5), from the family's summary (``FAMILY.summary(result)`` or a saved run's ``meta["summary"]``).
 
     ``equivariance``: each model's equivariance error (the worst over sizes and seeds) in its legend entry.
-    The legend sits to the right of the axes, over no data."""
+    The summary's ``mean_mse`` (the regression tasks) is a dashed line: the test MSE of predicting the training
+    targets' mean.  The legend sits to the right of the axes, over no data."""
     from matplotlib.figure import Figure
 
     sizes = [int(n) for n in summary.get("sizes", [])]
@@ -104,6 +105,9 @@ def data_efficiency_figure(summary: dict, title: str | None = None, equivariance
         ys = [_number(v) for v in values.get("test_mse", [])]
         ax.plot(sizes[:len(ys)], ys, color=colour, marker=marker, markersize=7, lw=2, label=label,
                 markeredgecolor="white", markeredgewidth=0.8)
+    base = [_number(v) for v in (summary.get("mean_mse") or ())]
+    if base:  # the trivial baseline (a summary written before it has none)
+        ax.plot(sizes[:len(base)], base, color="#555555", ls="--", lw=1.6, label="predicting the mean")
     ax.set_xscale("log")
     ax.set_yscale("log")
     _size_ticks(ax, sizes)

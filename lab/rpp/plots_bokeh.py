@@ -22,7 +22,7 @@ from bokeh.models import ColumnDataSource, Div, FixedTicker, HoverTool, Label, R
 from bokeh.plotting import figure
 
 from ..plots.log_ticks import readable_log_axis
-from .plots_mpl import ORDER, REGIME_TITLES, SEED_COLOUR, _ordered, _values
+from .plots_mpl import BASELINE_COLOUR, BASELINE_WORDS, ORDER, REGIME_TITLES, SEED_COLOUR, _ordered, _values
 from ..plots.style import MODEL_COLOURS, MODEL_LABELS
 
 #: the panels, left to right (``lab.rpp.tasks.SYMMETRIES``; the plots never import the experiments layer)
@@ -39,9 +39,6 @@ NO_RUN = "no run of this regime yet"
 KEY = ("box: middle half of the seeds (interquartile range); line: median; whiskers: lowest to highest seed; "
        "dot: one seed. Each panel has its own log scale; lower is better.")
 OTHER_COLOUR = "#7f7f7f"
-#: the trivial baseline's dashed line across a panel (its seeds' median) and what the key calls it, per task
-BASELINE_COLOUR = "#555555"
-BASELINE_WORDS = {"pendulum": "predicting no motion", "": "predicting the training targets' mean"}
 #: room left of every panel's plot for its axis (px): the three plots line up whatever their tick labels
 MIN_BORDER_LEFT = 80
 

@@ -15,6 +15,7 @@ strategy's colour in ``lab dynamics``).
 from __future__ import annotations
 
 import math
+import statistics
 
 from ..errors import LabError
 from ..emlp.titles import task_title
@@ -31,6 +32,9 @@ REGIME_TITLES = {"exact": "exact symmetry", "approximate": "approximate symmetry
 #: approximate inertia's two modified inertias (``--variant``), in the panels' words
 VARIANT_TITLES = {"thesis": "modified inertia: the thesis's formula", "original": "modified inertia: the authors' code"}
 SEED_COLOUR = "#222222"
+#: the trivial baseline's dashed line across a panel (its seeds' median) and what the key calls it, per task
+BASELINE_COLOUR = "#555555"
+BASELINE_WORDS = {"pendulum": "predicting no motion", "": "predicting the training targets' mean"}
 
 
 class RPPPlotError(LabError, ValueError):
@@ -104,6 +108,7 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
     axes = fig.subplots(1, n, squeeze=False)[0]
     k_other = 0
     colours = {}
+    base_words = None
     for ax, s in zip(axes, summaries):
         names = _ordered(s["models"])
         for name in names:
@@ -129,6 +134,11 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
                     spread = [0.0] if len(d) == 1 else [-0.14 + 0.28 * i / (len(d) - 1) for i in range(len(d))]
                     ax.scatter([p + dx for dx in spread], d, s=22, color=SEED_COLOUR, zorder=3,
                                edgecolors="white", linewidths=0.6)
+        base = _values(s.get("still_mse") if s.get("task") == "pendulum" else s.get("mean_mse"))
+        if drawn and base:  # the trivial baseline: a dashed line at the seeds' median
+            baseline = float(statistics.median(base))
+            ax.axhline(baseline, color=BASELINE_COLOUR, ls="--", lw=1.4, gid="baseline")
+            base_words = BASELINE_WORDS.get(s.get("task"), BASELINE_WORDS[""])
         for p, d in zip(positions, data):
             if not d:
                 ax.text(p, 0.5, "no runs", ha="center", va="center", rotation=90, color="gray",
@@ -141,6 +151,8 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
             _plain_log_labels(ax.yaxis)
             lo = min(min(d) for _, d, _ in drawn)
             hi = max(max(d) for _, d, _ in drawn)
+            if base:
+                lo, hi = min(lo, baseline), max(hi, baseline)
             if hi / lo < 3:  # a narrow range still spans a readable stretch of the log axis
                 mid = math.sqrt(lo * hi)
                 ax.set_ylim(mid / 2, mid * 2)
@@ -162,6 +174,8 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
                       label=MODEL_LABELS.get(m, _words(m))) for m in colours]
     if seeds:
         handles.append(Line2D([], [], marker="o", ls="", markersize=5, color=SEED_COLOUR, label="one seed"))
+    if base_words:
+        handles.append(Line2D([], [], ls="--", lw=1.4, color=BASELINE_COLOUR, label=base_words))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9, frameon=False,
                title=key, title_fontsize=8.5)
     return fig
