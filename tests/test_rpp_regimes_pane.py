@@ -99,7 +99,8 @@ def test_bad_settings_are_one_inline_message_and_start_nothing(tmp_path):
     free = next(w for w in pane._controls.select() if getattr(w, "_param_name", None) == "prior_free")
     free.value = -1.0  # below the field's bound: kept as typed, said beside a disabled Start
     assert pane.prior_free == -1.0 and pane._start_b.disabled
-    assert pane._invalid.visible and pane._invalid.object.startswith("**Free pathway σ²**: a finite number of at least 0")
+    assert pane._invalid.visible
+    assert pane._invalid.object.startswith("**Free pathway σ²**: a finite number of at least 0")
     assert not pane.start() and pane.runner.job is None
     pane.param.update(prior_free=0.0, prior_equivariant=0.0)  # in range, but the config refuses the pair
     assert pane._start_b.disabled and pane._invalid.visible
