@@ -31,7 +31,8 @@ from ..errors import LabError
 from . import family as rpp_family
 from .family import FAMILY, RPPConfig
 from ..jobs import Job
-from .plots_bokeh import REGIMES, baseline_of, regimes_figure, show_regime, summary_values
+from .plots_bokeh import REGIMES, regimes_figure, show_regime, summary_values
+from .plots_mpl import baseline_of, summary_baseline
 from ..plots.style import MEAN_BASELINE, MODEL_COLOURS, MODEL_LABELS
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guarded
@@ -267,9 +268,8 @@ class RPPRegimes(JobPane):
             if sym in latest:
                 name, s = latest[sym]
                 mse, seeds = summary_values(s)
-                base = s.get("still_mse") if s.get("task") == "pendulum" else s.get("mean_mse")
                 show_regime(panel, mse, seeds, group=s.get("group"), target_error=s.get("target_symmetry_error"),
-                            variant=s.get("variant"), baseline=baseline_of(base if isinstance(base, list) else None))
+                            variant=s.get("variant"), baseline=summary_baseline(s))
                 self._sources_note[sym] = f"saved run `{name}`" + (f" ({s['status']})" if s.get("status") not in
                                                                      (None, "finished") else "")
             else:

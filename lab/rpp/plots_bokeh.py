@@ -106,16 +106,6 @@ def regime_columns(models, test_mse: dict, seeds: dict | None = None) -> tuple[d
     return box, dots
 
 
-def baseline_of(values) -> float | None:
-    """The baseline line's height: the median of the seeds' finite, positive baseline MSEs (None: none).
-
-    >>> baseline_of([4.0, None, 1.0, float("nan"), 2.0]), baseline_of([None]), baseline_of(None)
-    (2.0, None, None)
-    """
-    v = [float(x) for x in (values or ()) if x is not None and math.isfinite(float(x)) and float(x) > 0]
-    return float(np.median(v)) if v else None
-
-
 class RegimePanel:
     """One level of symmetry's panel: its figure, its two sources (``box``: a row per model; ``seeds``: a row per
     seed), its words (``title``, ``subtitle``, the ``note`` shown while it has nothing to draw) and the trivial

@@ -73,6 +73,24 @@ def _values(values) -> list[float]:
     return out
 
 
+def baseline_of(values) -> float | None:
+    """The baseline line's height: the median of the seeds' baseline MSEs a log axis can show (``_values``; None:
+    none).
+
+    >>> baseline_of([4.0, None, 1.0, float("nan"), 2.0]), baseline_of([None]), baseline_of(None)
+    (2.0, None, None)
+    """
+    v = _values(values)
+    return float(statistics.median(v)) if v else None
+
+
+def summary_baseline(summary: dict) -> float | None:
+    """``baseline_of`` a ``lab rpp`` summary's trivial baseline: the pendulum's ``still_mse`` (predicting no
+    motion), the other tasks' ``mean_mse`` (predicting the training targets' mean); None in a summary without it."""
+    base = summary.get("still_mse") if summary.get("task") == "pendulum" else summary.get("mean_mse")
+    return baseline_of(base if isinstance(base, list) else None)
+
+
 def _ordered(models) -> list[str]:
     return [m for m in ORDER if m in models] + [m for m in models if m not in ORDER]
 
@@ -134,9 +152,8 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
                     spread = [0.0] if len(d) == 1 else [-0.14 + 0.28 * i / (len(d) - 1) for i in range(len(d))]
                     ax.scatter([p + dx for dx in spread], d, s=22, color=SEED_COLOUR, zorder=3,
                                edgecolors="white", linewidths=0.6)
-        base = _values(s.get("still_mse") if s.get("task") == "pendulum" else s.get("mean_mse"))
-        if drawn and base:  # the trivial baseline: a dashed line at the seeds' median
-            baseline = float(statistics.median(base))
+        baseline = summary_baseline(s)
+        if drawn and baseline is not None:  # the trivial baseline: a dashed line at the seeds' median
             ax.axhline(baseline, color=BASELINE_COLOUR, ls="--", lw=1.4, gid="baseline")
             base_words = BASELINE_WORDS.get(s.get("task"), BASELINE_WORDS[""])
         for p, d in zip(positions, data):
@@ -151,7 +168,7 @@ def regimes_figure(summaries, title: str | None = None, seeds: bool = True):
             _plain_log_labels(ax.yaxis)
             lo = min(min(d) for _, d, _ in drawn)
             hi = max(max(d) for _, d, _ in drawn)
-            if base:
+            if baseline is not None:
                 lo, hi = min(lo, baseline), max(hi, baseline)
             if hi / lo < 3:  # a narrow range still spans a readable stretch of the log axis
                 mid = math.sqrt(lo * hi)
