@@ -34,7 +34,7 @@ from ..device import DEVICES
 from .family import AUDIT_KEYS, FAMILY, EMLPConfig
 from ..jobs import Job
 from .plots_bokeh import BASELINE, data_efficiency_figure, rollout_data, rollout_figures
-from ..plots.style import DYNAMICS_LABELS, MEAN_BASELINE, MODEL_COLOURS, MODEL_LABELS
+from ..plots.style import DYNAMICS_LABELS, MEAN_BASELINE, MEAN_LINE, MODEL_COLOURS, MODEL_LABELS
 from ..dashboard.config_params import add_config_params, config_values
 from ..dashboard.guard import guard_settings, guarded
 from ..dashboard.job_pane import JobPane, worker_param
@@ -229,7 +229,7 @@ class EquivariantModels(JobPane):
         else:
             fig, self._sources = data_efficiency_figure(models, title=f"test MSE against training-set size "
                                                                       f"({config.task})",
-                                                        baseline="predicting the mean")
+                                                        baseline=MEAN_LINE)
             self._rollout.object, self._rollout_sources = None, {}
         self._baseline = self._sources.pop(BASELINE, None)  # the trivial baseline's line, not a model's
         self._rollout_head.object = ""

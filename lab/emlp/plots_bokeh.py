@@ -9,12 +9,12 @@ from bokeh.models import ColumnDataSource, HoverTool, Legend
 from bokeh.plotting import figure
 
 from ..plots.log_ticks import readable_log_axis
-from ..plots.style import MODEL_COLOURS, MODEL_LABELS
+from ..plots.style import BASELINE_COLOUR, MODEL_COLOURS, MODEL_LABELS
 
 
 #: the trivial baseline's series in the data-efficiency figure (its source's key and its line's style)
 BASELINE = "baseline"
-BASELINE_STYLE = {"color": "#555555", "line_dash": "dashed", "line_width": 1.8}
+BASELINE_STYLE = {"color": BASELINE_COLOUR, "line_dash": "dashed", "line_width": 1.8}
 
 
 def data_efficiency_figure(models, title: str = "test MSE against training-set size", height: int = 300,

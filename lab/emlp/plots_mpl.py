@@ -20,7 +20,7 @@ import math
 
 from ..plots.mpl_text import plain_log_labels as _plain_log_labels
 from ..plots.mpl_text import words as _words
-from ..plots.style import MODEL_COLOURS, OTHER_COLOURS
+from ..plots.style import BASELINE_COLOUR, MEAN_LINE, MODEL_COLOURS, OTHER_COLOURS
 from .titles import task_title
 
 #: a model's colour (``style.MODEL_COLOURS``: MLP as Nom, MLP-Aug as Aug, EMLP as Equi) and marker
@@ -107,7 +107,7 @@ def data_efficiency_figure(summary: dict, title: str | None = None, equivariance
                 markeredgecolor="white", markeredgewidth=0.8)
     base = [_number(v) for v in (summary.get("mean_mse") or ())]
     if base:  # the trivial baseline (a summary written before it has none)
-        ax.plot(sizes[:len(base)], base, color="#555555", ls="--", lw=1.6, label="predicting the mean")
+        ax.plot(sizes[:len(base)], base, color=BASELINE_COLOUR, ls="--", lw=1.6, label=MEAN_LINE)
     ax.set_xscale("log")
     ax.set_yscale("log")
     _size_ticks(ax, sizes)

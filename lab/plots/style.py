@@ -18,6 +18,10 @@ MODEL_LABELS = {"mlp": "MLP", "mlp-aug": "MLP-Aug", "emlp": "EMLP"}
 #: the trivial baseline every regression view shows beside the models' test MSEs (a run's ``mean_mse``: the test
 #: MSE of predicting the training targets' mean, on the same data), in a table's column and a plot's legend
 MEAN_BASELINE = "predicting the mean: test MSE"
+#: the trivial baseline's dashed line in every regression figure (Bokeh and matplotlib): its colour, and the legend's
+#: words for it in the data-efficiency figures
+BASELINE_COLOUR = "#555555"
+MEAN_LINE = "predicting the mean"
 #: the pendulum's models (``hnn-emlp``, ``node-mlp``, ...): a Hamiltonian network in its model's colour, a Neural
 #: ODE in the light tone of the same hue (tab20's pairs), so one colour still means one network
 _LIGHT = {"mlp": "#ff9896", "mlp-aug": "#aec7e8", "emlp": "#98df8a"}

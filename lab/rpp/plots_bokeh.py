@@ -22,8 +22,8 @@ from bokeh.models import ColumnDataSource, Div, FixedTicker, HoverTool, Label, R
 from bokeh.plotting import figure
 
 from ..plots.log_ticks import readable_log_axis
-from .plots_mpl import BASELINE_COLOUR, BASELINE_WORDS, ORDER, REGIME_TITLES, SEED_COLOUR, _ordered, _values
-from ..plots.style import MODEL_COLOURS, MODEL_LABELS
+from .plots_mpl import BASELINE_WORDS, ORDER, REGIME_TITLES, SEED_COLOUR, _ordered, _values
+from ..plots.style import BASELINE_COLOUR, MODEL_COLOURS, MODEL_LABELS
 
 #: the panels, left to right (``lab.rpp.tasks.SYMMETRIES``; the plots never import the experiments layer)
 REGIMES = tuple(REGIME_TITLES)

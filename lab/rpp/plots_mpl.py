@@ -21,7 +21,7 @@ from ..errors import LabError
 from ..emlp.titles import task_title
 from ..plots.mpl_text import plain_log_labels as _plain_log_labels
 from ..plots.mpl_text import words as _words
-from ..plots.style import OTHER_COLOURS
+from ..plots.style import BASELINE_COLOUR, OTHER_COLOURS
 from ..plots.style import MODEL_COLOURS, MODEL_LABELS
 
 #: the models in the thesis's order (Figure 3.2: MLP, EMLP, RPP-EMLP); any others follow as given
@@ -32,8 +32,7 @@ REGIME_TITLES = {"exact": "exact symmetry", "approximate": "approximate symmetry
 #: approximate inertia's two modified inertias (``--variant``), in the panels' words
 VARIANT_TITLES = {"thesis": "modified inertia: the thesis's formula", "original": "modified inertia: the authors' code"}
 SEED_COLOUR = "#222222"
-#: the trivial baseline's dashed line across a panel (its seeds' median) and what the key calls it, per task
-BASELINE_COLOUR = "#555555"
+#: what the key calls the trivial baseline's dashed line across a panel (its seeds' median), per task
 BASELINE_WORDS = {"pendulum": "predicting no motion", "": "predicting the training targets' mean"}
 
 
