@@ -5,7 +5,8 @@
 
 At the thesis's size (3 layers, 384 channels, batch 500; appendix A.1.9) for O(5) ``2*V -> Scalar`` and O(3)
 inertia ``5*Scalar+5*V -> T(2)``: the seconds of one Adam step (forward, backward, update) of ``lab.nn.EMLP`` and of
-a torch MLP of the same width and depth (``lab.nn.MLP``), interleaved in the same run, medians over ``--repeats``
+a torch MLP of the same width and depth (``lab.nn.MLP``), and of the EMLP as it was before issue 49 (every layer on
+its structured path, torch's per-tensor Adam loop: the ``before`` column), interleaved in the same run, medians over ``--repeats``
 after warm-up steps; the build time of the EMLP with a warm basis cache (the disk cache filled by a first build,
 the in-process one emptied); and, with ``--emlp``, the same step of the EMLP library (objax, its ``EMLP`` and
 ``Adam``, the step jitted; the compile is not timed) in its own venv (jax/jaxlib 0.4.30, numpy<2, optax 0.2.3,
@@ -38,10 +39,12 @@ STEP_TARGET = 2.0
 BUILD_TARGET = 1.0
 
 
-def _step_seconds(model, x, y, repeats: int, warmup: int = 3) -> list[float]:
+def _step_seconds(model, x, y, repeats: int, warmup: int = 3, foreach: bool = True) -> list[float]:
     import torch
 
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    from lab.nn import adam
+
+    opt = adam(model.parameters(), lr=3e-3, foreach=foreach)  # the lab's training loops' Adam
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -107,7 +110,7 @@ def lab_case(group_text, rep_in, rep_out, args) -> dict:
     import torch
 
     from lab.groups import parse_group
-    from lab.nn import EMLP, MLP
+    from lab.nn import EMLP, MLP, EquivariantLinear
     from lab.nn import basis as nn_basis
 
     G = parse_group(group_text)
@@ -120,14 +123,22 @@ def lab_case(group_text, rep_in, rep_out, args) -> dict:
     emlp = EMLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers).to(args.device)
     build = time.perf_counter() - t
     mlp = MLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers).to(args.device)
+    torch.manual_seed(0)
+    old = EMLP(rep_in, rep_out, G, channels=args.channels, layers=args.layers).to(args.device)
+    for module in old.modules():  # the step before issue 49: every layer structured, torch's per-tensor Adam loop
+        if isinstance(module, EquivariantLinear):
+            module.path = "structured"
     x = torch.randn(args.batch, emlp.rep_in.size, device=args.device)
     y = torch.randn(args.batch, emlp.rep_out.size, device=args.device)
-    e_times, m_times = [], []
-    for _ in range(args.rounds):  # interleaved: a change of the machine's load hits both alike
+    e_times, m_times, o_times = [], [], []
+    for _ in range(args.rounds):  # interleaved: a change of the machine's load hits all alike
         e_times += _step_seconds(emlp, x, y, args.repeats)
         m_times += _step_seconds(mlp, x, y, args.repeats)
-    e, m = statistics.median(e_times), statistics.median(m_times)
-    row = {"emlp_step_s": e, "mlp_step_s": m, "ratio": e / m, "build_s": build, "first_build_s": first,
+        o_times += _step_seconds(old, x, y, args.repeats, foreach=False)
+    e, m, o = statistics.median(e_times), statistics.median(m_times), statistics.median(o_times)
+    paths = [module.chosen_path(args.batch) for module in emlp.modules() if isinstance(module, EquivariantLinear)]
+    row = {"emlp_step_s": e, "mlp_step_s": m, "ratio": e / m, "before_step_s": o, "before_ratio": o / m,
+           "paths": paths, "build_s": build, "first_build_s": first,
            "hidden": str(emlp.hidden[0]), "emlp_params": sum(p.numel() for p in emlp.parameters()),
            "mlp_params": sum(p.numel() for p in mlp.parameters()),
            "ok": e / m <= STEP_TARGET and build < BUILD_TARGET}
@@ -227,6 +238,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--channels", type=int, default=384)
     ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=None, help="torch's CPU threads (default: torch's own choice)")
     ap.add_argument("--device", default=None, help="cpu or cuda (default: the lab's choice, lab.device.pick_device)")
     ap.add_argument("--breakdown", action="store_true",
                     help="also time each kind of module (forward + backward, summed over the blocks), the Adam "
@@ -241,14 +253,16 @@ def main(argv=None) -> int:
         args.device = str(pick_device("auto"))
     import torch
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     if args.cuda_graph and not str(args.device).startswith("cuda"):
         ap.error("--cuda-graph needs --device cuda")
 
     rows = []
     print(f"one Adam step, batch {args.batch}, {args.layers} layers x {args.channels} channels, {args.device}, "
           f"torch threads {torch.get_num_threads()} (medians of {args.rounds} x {args.repeats})")
-    print(f"{'case':<28} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'build s':>8} {'emlp lib ms':>12} "
-          f"{'lib / lab':>9}  hidden rep")
+    print(f"{'case':<28} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'before':>7} {'build s':>8} {'emlp lib ms':>12} "
+          f"{'lib / lab':>9}  hidden rep; layer paths")
     for name, group, rep_in, rep_out in CASES:
         row = {"case": name, "group": group, "rep_in": rep_in, "rep_out": rep_out, "device": args.device,
                **lab_case(group, rep_in, rep_out, args)}
@@ -260,7 +274,8 @@ def main(argv=None) -> int:
                 f"{1e3 * e['step_s']:12.0f} {e['step_s'] / row['emlp_step_s']:9.1f}"
         rows.append(row)
         print(f"{name:<28} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
-              f"{row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}", flush=True)
+              f"{row['before_ratio']:7.2f} {row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}; "
+              f"{' '.join(row['paths'])}", flush=True)
         if "emlp_graph_step_s" in row:
             print(f"    CUDA graphs: EMLP {1e3 * row['emlp_graph_step_s']:.2f} ms, MLP {1e3 * row['mlp_graph_step_s']:.2f} "
                   f"ms, ratio {row['graph_ratio']:.2f}; the graphed EMLP step is {row['graph_vs_eager_mlp']:.2f}x the "

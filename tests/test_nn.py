@@ -269,3 +269,95 @@ def test_linear_forward_equals_the_dense_weight(group, rep):
         assert torch.allclose(y, ref, atol=1e-10)
         for g1, g2 in zip(torch.autograd.grad(y, [x, *params], gy), want):
             assert torch.allclose(g1, g2, atol=1e-10)
+
+
+def _set_path(model, path):
+    for module in model.modules():
+        if isinstance(module, EquivariantLinear):
+            module.path = path
+
+
+@pytest.mark.parametrize("group, rep_in, rep_out", [("O(5)", "2*V", "Scalar"), ("O(3)", "5*Scalar+5*V", "T(2)")],
+                         ids=["O(5)", "inertia"])
+def test_the_dense_and_structured_emlp_paths_agree_and_both_are_equivariant(group, rep_in, rep_out):
+    """The thesis's two tasks at a reduced width, float32: the same EMLP with every linear layer on its structured
+    path and on its dense path gives the same outputs and gradients to 1e-5 of their scale, and each is
+    equivariant by the suite's bound (without gradients too, where ``auto`` uses the kept dense W)."""
+    G = parse_group(group)
+    torch.manual_seed(0)
+    model = EMLP(rep_in, rep_out, G, channels=96, layers=2)
+    x = torch.randn(64, model.rep_in.size)
+    got = {}
+    for path in ("structured", "dense"):
+        _set_path(model, path)
+        model.zero_grad()
+        y = model(x)
+        y.square().mean().backward()
+        got[path] = (y.detach(), [p.grad.clone() for p in model.parameters()])
+        assert _moves(model, model.rep_in.size)
+        assert equivariance_error(model, n=5) < TOL
+    (ys, gs), (yd, gd) = got["structured"], got["dense"]
+    assert float((ys - yd).abs().max()) <= 1e-5 * float(ys.abs().max())
+    for a, b in zip(gs, gd):
+        assert float((a - b).abs().max()) <= 1e-5 * max(float(a.abs().max()), 1e-12)
+    _set_path(model, "auto")
+    assert equivariance_error(model, n=5) < TOL
+
+
+def test_the_cost_model_picks_a_path_per_layer_and_bad_paths_are_refused():
+    """``auto`` takes the path of lower estimated cost at the call's batch, layer by layer: in the thesis's O(5)
+    EMLP at batch 500 the thin first and last layers go dense and the hidden ones structured; forming W costs the
+    same at any batch, so a first layer goes structured at one sample.  A path that does not exist is one error."""
+    G = parse_group("O(5)")
+    model = EMLP("2*V", "Scalar", G, channels=384, layers=3)
+    layers = [m for m in model.modules() if isinstance(m, EquivariantLinear)]
+    for layer in layers:
+        for n in (1, 64, 500):
+            structured, dense = layer._path_costs(n)
+            assert structured > 0 and dense > 0
+            assert layer.chosen_path(n) == ("dense" if dense < structured else "structured")
+    assert [layer.chosen_path(500) for layer in layers] == ["dense", "structured", "structured", "dense"]
+    assert layers[0].chosen_path(1) == "structured"
+    with pytest.raises(LabError, match="path must be one of auto, structured, dense"):
+        EquivariantLinear("V", "V", G, path="fast")
+
+
+def test_without_gradients_the_dense_weight_is_formed_once_until_a_weight_changes(monkeypatch):
+    """An evaluation forms each layer's W once: repeated calls reuse it; an optimizer step, ``load_state_dict`` and a
+    move (``.to``) each make the next call form it again, and every output equals a fresh structured one."""
+    from lab.nn import adam
+
+    G = parse_group("O(3)")
+    torch.manual_seed(0)
+    layer = EquivariantLinear("3*Scalar + 2*V + T(2)", "2*Scalar + V + T(2)", G)
+    formed = []
+    original = EquivariantLinear._sorted_weight
+    monkeypatch.setattr(EquivariantLinear, "_sorted_weight", lambda self: formed.append(1) or original(self))
+    x = torch.randn(7, layer.rep_in.size)
+
+    def fresh():
+        layer.path = "structured"
+        try:
+            with torch.no_grad():
+                return layer(x)
+        finally:
+            layer.path = "auto"
+
+    with torch.no_grad():
+        y1, y2 = layer(x), layer(x)
+    assert len(formed) == 1 and torch.equal(y1, y2) and torch.allclose(y1, fresh(), atol=1e-5)
+    opt = adam(layer.parameters(), lr=0.1)
+    layer(x).square().sum().backward()  # with gradients: formed per call or structured, never kept
+    opt.step()
+    n = len(formed)
+    with torch.no_grad():
+        y3 = layer(x)
+    assert len(formed) == n + 1 and not torch.allclose(y3, y1) and torch.allclose(y3, fresh(), atol=1e-5)
+    layer.load_state_dict({k: torch.zeros_like(v) for k, v in layer.state_dict().items()})
+    with torch.no_grad():
+        assert float(layer(x).abs().max()) == 0.0
+    n = len(formed)
+    layer.to("cpu")  # a move (device or dtype) drops the kept W
+    with torch.no_grad():
+        layer(x)
+    assert len(formed) == n + 1

@@ -87,7 +87,7 @@ from torch import nn
 
 from ..control import checkpoint, median_seconds
 from ..errors import LabError
-from ..nn import EMLP, MLP, equivariance_error
+from ..nn import EMLP, MLP, adam, equivariance_error
 from .pendulum import STATE_DIM
 from .pendulum import (DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, state_group,
                        z_axis_group)
@@ -325,7 +325,7 @@ def train_model(model, ts, Z, settings: DynamicsSettings = SMALL, seed: int = 0,
     ts = torch.as_tensor(np.asarray(ts), dtype=dtype, device=dev)
     Z = torch.as_tensor(np.asarray(Z), dtype=dtype, device=dev)
     step = float(ts[1] - ts[0]) / settings.substeps
-    opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
+    opt = adam(model.parameters(), lr=settings.lr)
     n = len(Z)
     batch = min(settings.batch, n)
     total = settings.steps()
@@ -386,7 +386,7 @@ def step_seconds(name: str, group: str | None, settings: DynamicsSettings = SMAL
         chunk = DoubleSpringPendulum().chunk_len
         ts = torch.arange(chunk, dtype=param.dtype, device=param.device) * DoubleSpringPendulum().dt
         zb = torch.randn(batch, chunk, STATE_DIM, dtype=param.dtype, device=param.device)
-        opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
+        opt = adam(model.parameters(), lr=settings.lr)
         step = float(ts[1] - ts[0]) / settings.substeps
 
         def one():

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from ..control import checkpoint
-from ..nn import EMLP, MLP, equivariance_error
+from ..nn import EMLP, MLP, adam, equivariance_error
 
 MODELS = ("mlp", "mlp-aug", "emlp")
 POOL = 2048  # group elements sampled once for augmentation
@@ -156,7 +156,7 @@ def fit(net, task, group, data, schedule: Schedule, seed: int = 0, progress=None
     ytr = torch.as_tensor(Ytr / sy, dtype=torch.float32, device=dev)
     xte = torch.as_tensor(Xte / sx, dtype=torch.float32, device=dev)
     use_graph = bool(cuda_graph) and dev.type == "cuda" and step is None
-    opt = torch.optim.Adam(net.parameters(), lr=schedule.lr, capturable=use_graph)
+    opt = adam(net.parameters(), lr=schedule.lr, capturable=use_graph)
     graphed, taken = None, 0
     n = len(xtr)
     batch = min(schedule.batch, n)

@@ -6,6 +6,7 @@
 * ``uniform_rep`` -- the thesis's channel allocation (``lab.nn.channels``);
 * ``EMLP``, ``EMLPBlock``, ``MLP`` -- the networks (``lab.nn.models``);
 * ``equivariance_error`` -- the EMLP test suite's metric for sampled elements (``lab.nn.check``);
+* ``adam`` -- Adam with its batched (``foreach``) update on the CPU too (``lab.nn.optim``);
 * ``GraphedStep`` -- a training step recorded once as a CUDA graph and replayed (``lab.nn.graphs``): on a GPU an
   EMLP step is bound by kernel launches, and a replay is one launch;
 * ``RPPLinear``, ``RPPGatedNonlinearity``, ``RPPEMLP``, ``Prior``, ``WeightDecay``, ``PRIORS`` -- residual pathway
@@ -22,9 +23,10 @@ from .graphs import GraphedStep
 from .linear import EquivariantLinear
 from .models import EMLP, MLP, EMLPBlock
 from .objects import ObjectType, RepObjects
+from .optim import adam
 from .rpp import PRIORS, Prior, PriorError, RPPEMLP, RPPEMLPBlock, RPPGatedNonlinearity, RPPLinear, WeightDecay
 
 __all__ = ["EquivariantLinear", "BiLinear", "GatedNonlinearity", "gated", "gate_indices", "uniform_rep", "EMLP",
            "EMLPBlock", "MLP", "equivariance_error", "scale_adjusted_rel_error", "RepObjects", "ObjectType",
            "RPPLinear", "RPPGatedNonlinearity", "RPPEMLPBlock", "RPPEMLP", "Prior", "WeightDecay", "PRIORS",
-           "PriorError", "GraphedStep"]
+           "PriorError", "GraphedStep", "adam"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import torch
 
 from ..errors import LabError
+from .optim import adam
 
 
 def mse(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -52,7 +53,7 @@ class GraphedStep:
         if any(p.device != x.device for p in model.parameters()):
             raise LabError(f"the model's parameters are not all on {x.device}: move the model first")
         if optimizer is None:
-            optimizer = torch.optim.Adam(model.parameters(), lr=lr, capturable=True)
+            optimizer = adam(model.parameters(), lr=lr, capturable=True)
         elif not optimizer.defaults.get("capturable", False):
             raise LabError("the optimiser must be built with capturable=True to be replayed in a CUDA graph")
         self.model, self.loss_fn, self.optimizer = model, loss, optimizer

@@ -87,15 +87,31 @@ def _mode_costs(r: int, m_a: int, m_b: int, d_a: int, d_b: int, scalar: bool) ->
     return cost_p, cost_m, cost_d
 
 
+#: the ways ``EquivariantLinear`` applies W: per pair of types (``structured``), the dense W formed once per call
+#: and applied in one matmul (``dense``), or whichever its cost model says is cheaper at the batch's size (``auto``)
+PATHS = ("auto", "structured", "dense")
+_FORM = 3  # forming W (each pair's einsum, the zero blocks, the cat) and its backward, per entry of a block's terms
+
+
 class EquivariantLinear(nn.Module):
     """``rep_in -> rep_out`` equivariant under ``group`` (reps as ``Rep`` or text; bound, or bound here).
 
     ``bias``: an equivariant bias (invariant vectors of every output type).  ``dtype``: float32 by default (complex64
     for complex groups).  ``weight()`` is the dense (out x in) matrix, ``bias_vector()`` the bias, both in the reps'
-    own layouts."""
+    own layouts.
 
-    def __init__(self, rep_in, rep_out, group=None, bias: bool = True, dtype=None, device=None):
+    ``path`` (one of ``PATHS``): how the forward applies W -- pair by pair in the solved bases (``structured``), or W
+    formed densely once per call and one matmul (``dense``: forming W costs the same at any batch, so it pays at
+    large batches and for layers whose structured products are thin), or whichever ``_path_costs`` estimates is
+    cheaper for the call's batch (``auto``, the default).  Both give the same ``W x + b`` up to rounding.  Without
+    gradients (``torch.no_grad``, evaluation) the dense W is formed once and kept until a weight changes (an
+    optimizer step, ``load_state_dict``): an evaluation is one matmul per layer."""
+
+    def __init__(self, rep_in, rep_out, group=None, bias: bool = True, dtype=None, device=None, path: str = "auto"):
         super().__init__()
+        if path not in PATHS:
+            raise RepError(f"path must be one of {', '.join(PATHS)}, not {path!r}")
+        self.path = path
         self.rep_in, self.rep_out = bind(rep_in, group), bind(rep_out, group)
         self.group = self.rep_in.group
         if self.rep_out.group != self.group:
@@ -199,6 +215,8 @@ class EquivariantLinear(nn.Module):
         self._p_groups: dict = {}  # index of b -> [(name, index of a, mode)]
         self._m_groups: dict = {}  # index of a -> [(name, index of b)]
         self._d_pairs: list = []  # (name, index of a, index of b)
+        self._cost_structured = 0  # per sample: the chosen ways' estimates (``_mode_costs``)
+        self._cost_form = _OP * (2 + len(self._pairs) + len(self.objs_out.types))  # forming the dense W, per call
         for name, a, b in self._pairs:
             Bk = getattr(self, "B" + name[1:])
             r, m_a, m_b, d_a, d_b = Bk.shape[0], self.objs_in.count(a), self.objs_out.count(b), a.dim, b.dim
@@ -212,6 +230,8 @@ class EquivariantLinear(nn.Module):
                     self.register_buffer(f"Bc{tag}", Bk[:, 0, 0].clone(), persistent=False)
             mode = (modes or {}).get(name) or \
                 ("P" if cost_p <= min(cost_m, cost_d) else "M" if cost_m <= cost_d else "D")
+            self._cost_structured += {"P": cost_p, "M": cost_m, "D": cost_d}[mode]
+            self._cost_form += _FORM * r * m_a * m_b * d_a * d_b
             if mode == "P":
                 self._p_groups.setdefault(ib, []).append((name, ia, "scalar" if scalar else "basis"))
                 if not scalar and not hasattr(self, f"BP{tag}"):  # [q, (k, p)]
@@ -225,6 +245,45 @@ class EquivariantLinear(nn.Module):
             else:
                 self._d_pairs.append((name, ia, ib))
         self._in_sizes = [self.objs_in.count(t) * t.dim for t in self.objs_in.types]
+        self._cost_form += _COPY * self.rep_out.size * self.rep_in.size
+        self._cost_structured += _OP * len(self.objs_out.types)  # the outputs joined
+        self._dense_cache = None
+
+    def _path_costs(self, n: int) -> tuple[int, int]:
+        """(structured, dense) estimated cost of a call on ``n`` samples, forward and backward alike: the structured
+        ways' per-sample costs, against forming W once (``_FORM`` per term of every block, a copy per entry) plus one
+        (out x in) matmul per sample."""
+        return n * self._cost_structured, self._cost_form + n * (_OP + self.rep_out.size * self.rep_in.size)
+
+    def chosen_path(self, n: int) -> str:
+        """``structured`` or ``dense``: the way a call on ``n`` samples with gradients takes (``auto`` without
+        gradients: always the kept dense W)."""
+        if self.path != "auto":
+            return self.path
+        structured, dense = self._path_costs(n)
+        return "dense" if dense < structured else "structured"
+
+    def _dense(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The dense W and bias in type order; without gradients, kept until a weight changes: the same parameter
+        tensors (held, so that a new tensor cannot take an old one's place) at the same version counters (which every
+        in-place change bumps: an optimizer's step, ``load_state_dict``)."""
+        if torch.is_grad_enabled():
+            self._dense_cache = None
+            return self._sorted_weight(), self._sorted_bias()
+        params = list(self.parameters())
+        try:
+            versions = [p._version for p in params]
+        except RuntimeError:  # a tensor of a transform (vmap) has no version counter: nothing is kept
+            return self._sorted_weight(), self._sorted_bias()
+        kept = self._dense_cache
+        if kept is None or len(kept[0]) != len(params) or \
+                any(a is not b or v != u for a, b, v, u in zip(kept[0], params, kept[1], versions)):
+            kept = self._dense_cache = (params, versions, self._sorted_weight(), self._sorted_bias())
+        return kept[2], kept[3]
+
+    def _apply(self, fn, *args, **kwargs):  # .to(), .cuda(), .double(): a kept W is of the old device and dtype
+        self._dense_cache = None
+        return super()._apply(fn, *args, **kwargs)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[-1] != self.rep_in.size:
@@ -235,6 +294,12 @@ class EquivariantLinear(nn.Module):
         if not self.objs_in.in_order:
             x = x[:, self.order_in]
         n = x.shape[0]
+        if self.chosen_path(n) == "dense" or (self.path == "auto" and not torch.is_grad_enabled()):
+            W, b = self._dense()
+            y = x @ W.T if b is None else torch.addmm(b, x, W.T)
+            if not self.objs_out.in_order:
+                y = y[:, self.order_out_inv]
+            return y.reshape(*lead, self.rep_out.size)
         t_in, t_out = self.objs_in.types, self.objs_out.types
         X = x.split(self._in_sizes, 1)  # type by type: views (n, copies * dim)
         XT: dict = {}  # index of a -> (n dim a, copies a): the copies' components as rows
