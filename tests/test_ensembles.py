@@ -133,3 +133,27 @@ def test_the_vector_tasks_lifted_action_and_assumptions(task):
             assert torch.allclose(moved[:, e], base[:, 0], rtol=0, atol=1e-12)
     got = {s: check_assumptions_vectors(model, s) for s in SETTINGS}
     assert got == {s: check_assumptions(s) for s in SETTINGS}  # the same verdicts as the digits' settings
+
+
+def test_training_picks_the_batched_or_the_looped_step_by_width_and_both_agree(monkeypatch):
+    """``train`` batches thin members on a CPU and loops over wide ones (``step_kind``), and the two ways give the
+    same members (float64, to rounding)."""
+    import importlib
+
+    tr = importlib.import_module("lab.ensembles.train")  # the module (lab.ensembles.train is also its function)
+
+    d = _images(20, seed=4)
+    y = torch.arange(20) % 10
+    taken = []
+    for name in ("sgd_step", "loop_step"):
+        real = getattr(tr, name)
+        monkeypatch.setattr(tr, name, lambda *a, real=real, name=name: taken.append(name) or real(*a))
+    for channels in (tr.CPU_BATCHED_MAX_CHANNELS, tr.CPU_BATCHED_MAX_CHANNELS + 1):
+        p = init_members(2, channels, "invariant", [0, 1], dtype=torch.float64)
+        taken.clear()
+        got = tr.train({k: v.clone() for k, v in p.items()}, d, y, tr.TrainSettings(steps=2), [0, 1], "invariant")
+        assert set(taken) == {"sgd_step" if channels <= tr.CPU_BATCHED_MAX_CHANNELS else "loop_step"}
+        other = tr.train({k: v.clone() for k, v in p.items()}, d, y, tr.TrainSettings(steps=2), [0, 1], "invariant",
+                         batched=channels > tr.CPU_BATCHED_MAX_CHANNELS)
+        for k in got:
+            assert torch.allclose(got[k], other[k], rtol=0, atol=1e-12) and not torch.equal(got[k], p[k])

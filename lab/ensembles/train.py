@@ -27,6 +27,25 @@ import torch.nn.functional as F
 from .network import ORDER, EnsembleError, masks, member_logits, rotate_images
 
 AUGMENTS = ("sampled", "orbit", "none")
+#: on a CPU batching the members pays while their convolutions are thin and costs once they are wide (the step is
+#: bound by arithmetic, and the batched grouped convolution is the slower kernel there): measured with
+#: bench/ensembles.py on 2 cores, batch 32, batched / loop 1.7x (M = 10) and 2.8x (M = 100) at 8 channels, 1.6x at 16,
+#: 1.3x at 32, 0.8x (M = 10) and 0.7x (M = 100) at 64.  Wider than this, ``train`` loops over the members on a CPU;
+#: on a GPU, where a member's step is a few kernel launches, it always batches.
+CPU_BATCHED_MAX_CHANNELS = 32
+STEPS = ("auto", "batched", "loop")
+
+
+def step_kind(channels: int, device) -> str:
+    """``batched`` or ``loop``: the faster way to step members of ``channels`` channels on ``device`` (see
+    ``CPU_BATCHED_MAX_CHANNELS``).
+
+    >>> step_kind(8, "cpu"), step_kind(64, "cpu"), step_kind(64, "cuda")
+    ('batched', 'loop', 'batched')
+    """
+    if torch.device(device).type != "cpu":
+        return "batched"
+    return "batched" if channels <= CPU_BATCHED_MAX_CHANNELS else "loop"
 
 
 @dataclass(frozen=True)
@@ -108,10 +127,12 @@ def loop_step(params: dict, xb, yb, lr: float, mask) -> torch.Tensor:
 
 
 def train(params: dict, x: torch.Tensor, y: torch.Tensor, settings: TrainSettings, seeds, setting: str,
-          control=None, on_step=None, batched: bool = True) -> dict:
+          control=None, on_step=None, batched: bool | str = "auto") -> dict:
     """Train the stacked ``params`` (changed in place and returned) on images ``x`` (N, 1, H, W), labels ``y``.
-    ``seeds``: one per member (its batches and rotations).  ``on_step(step, losses)`` after every step (records,
-    progress); ``control`` is checked before every step (a stop raises ``lab.control.Stopped``)."""
+    ``seeds``: one per member (its batches and rotations).  ``batched``: True (``sgd_step``), False (``loop_step``,
+    the same trajectories to float rounding) or ``"auto"``: ``step_kind`` of the members' width and device.
+    ``on_step(step, losses)`` after every step (records, progress); ``control`` is checked before every step (a
+    stop raises ``lab.control.Stopped``)."""
     from ..control import checkpoint
 
     members = next(iter(params.values())).shape[0]
@@ -124,6 +145,8 @@ def train(params: dict, x: torch.Tensor, y: torch.Tensor, settings: TrainSetting
     orbit_x = torch.stack([rotate_images(x, k) for k in range(ORDER)])
     mask = masks(setting, dtype, device)
     streams = Streams(seeds, len(x), settings.batch)
+    if batched == "auto":
+        batched = step_kind(params["conv0"].shape[1], device) == "batched"
     step_fn = sgd_step if batched else loop_step
     for step in range(1, settings.steps + 1):
         checkpoint(control)
