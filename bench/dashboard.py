@@ -210,13 +210,14 @@ def _headless(args, process: bool, threads: int | None) -> dict:
 
 def _with_pane(args, process: bool, threads: int | None, every_tick: bool, results: str) -> dict:
     """The Training dynamics pane, polled every PERIOD_MS."""
-    from lab.dynamics import pane as td
+    from lab.dashboard import job_pane
     from lab.dashboard.runner import PERIOD_MS
+    from lab.dynamics import pane as td
 
     mode = "process" if process else "thread"
     cfg = _training_config(args)
-    saved = dict(td.REDRAW_SECONDS), td.WORKER_THREADS
-    td.WORKER_THREADS = threads  # the same compute threads as the headless job
+    saved = dict(td.REDRAW_SECONDS), job_pane.WORKER_THREADS
+    job_pane.WORKER_THREADS = threads  # the same compute threads as the headless job (the job panes' setting)
     if every_tick:
         td.REDRAW_SECONDS[mode] = 0.0
     try:
@@ -226,7 +227,7 @@ def _with_pane(args, process: bool, threads: int | None, every_tick: bool, resul
         return _pane_job(pane, "_redraw", args, PERIOD_MS / 1000)
     finally:
         td.REDRAW_SECONDS.update(saved[0])
-        td.WORKER_THREADS = saved[1]
+        job_pane.WORKER_THREADS = saved[1]
 
 
 def _medians(samples: dict, is_pane, row_of, title: str) -> list[dict]:
