@@ -44,8 +44,10 @@ def quick_report(request):
     kept = os.environ.get("LAB_QUICK_REPORT_DIR")
     if kept:  # developing one family: reuse a report written by `lab reproduce --quick --only ... --out DIR`
         report = json.loads((Path(kept) / "report.json").read_text())
-        printed = {"claims": [{k: v for k, v in c.items() if k not in ("evidence", "profile")}
-                              for c in report["claims"]], "report": report["report"]}
+        stdout = Path(kept).parent / "stdout.json"  # a session's kept run directory has what it printed beside
+        printed = json.loads(stdout.read_text()) if stdout.is_file() else \
+            {"claims": [{k: v for k, v in c.items() if k not in ("evidence", "profile")}
+                        for c in report["claims"]], "report": report["report"]}
         return printed, report
     directory = request.config.lab_start_quick_report(request.config)  # the repository's conftest.py
     rc, deadline = directory / "rc", time.monotonic() + 1800  # a hang guard, not a speed requirement
