@@ -10,7 +10,8 @@ its structured path, torch's per-tensor Adam loop: the ``before`` column), inter
 ``--repeats`` after warm-up steps; the build time of the EMLP with a warm basis cache (the disk cache filled by a
 first build, the in-process one emptied); and, with ``--emlp``, the same step of the EMLP library (objax, its
 ``EMLP`` and ``Adam``, the step jitted; the compile is not timed) in its own venv (jax/jaxlib 0.4.30, numpy<2,
-optax 0.2.3, chex 0.1.86, objax, six; ``TQDM_DISABLE=1``).  Targets: the EMLP step within 2x of the MLP's; a build under 1 s.
+optax 0.2.3, chex 0.1.86, objax, six; ``TQDM_DISABLE=1``).  Targets: the EMLP step within 2x of the MLP's; a
+build under 1 s.
 Measured (2 cores, issue 49): the step is 3.5-4x the MLP's for O(5) and 5-8x for inertia, and the ``before`` column
 is within the machine's noise of it; ``--breakdown`` shows why: the bilinear layers take 55-65 % of the forward and
 backward (their per-sample contractions are batched products of 5 x 5 to 27 x 34 matrices, 0.2-0.7 us each in MKL's
