@@ -33,7 +33,6 @@ AUGMENTS = ("sampled", "orbit", "none")
 #: 1.3x at 32, 0.8x (M = 10) and 0.7x (M = 100) at 64.  Wider than this, ``train`` loops over the members on a CPU;
 #: on a GPU, where a member's step is a few kernel launches, it always batches.
 CPU_BATCHED_MAX_CHANNELS = 32
-STEPS = ("auto", "batched", "loop")
 
 
 def step_kind(channels: int, device) -> str:

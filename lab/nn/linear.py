@@ -256,10 +256,12 @@ class EquivariantLinear(nn.Module):
         return n * self._cost_structured, self._cost_form + n * (_OP + self.rep_out.size * self.rep_in.size)
 
     def chosen_path(self, n: int) -> str:
-        """``structured`` or ``dense``: the way a call on ``n`` samples with gradients takes (``auto`` without
-        gradients: always the kept dense W)."""
+        """``structured`` or ``dense``: the way a call on ``n`` samples takes now (``auto`` without gradients: always
+        the kept dense W; with gradients: the cheaper by ``_path_costs``)."""
         if self.path != "auto":
             return self.path
+        if not torch.is_grad_enabled():
+            return "dense"
         structured, dense = self._path_costs(n)
         return "dense" if dense < structured else "structured"
 
@@ -294,7 +296,7 @@ class EquivariantLinear(nn.Module):
         if not self.objs_in.in_order:
             x = x[:, self.order_in]
         n = x.shape[0]
-        if self.chosen_path(n) == "dense" or (self.path == "auto" and not torch.is_grad_enabled()):
+        if self.chosen_path(n) == "dense":
             W, b = self._dense()
             y = x @ W.T if b is None else torch.addmm(b, x, W.T)
             if not self.objs_out.in_order:
