@@ -12,6 +12,10 @@
   xdist group, so they run one after another on one worker (``--dist loadgroup``) instead of piling up.
   (pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest >= 9.2 no longer reads: the groups
   are not honoured there, so nothing below relies on them.)
+* Fitted models are shared: ``LAB_FIT_CACHE`` (``lab.fitcache``) names one directory for the session's workers and
+  every process they start, so that a fit asked for by a fixture, a notebook and a claim with identical inputs (the
+  O(5) symmetry-discovery MLP) runs once.  Tests that compare two runs for determinism take it out of their
+  subprocesses' environment.
 * ``lab reproduce --quick`` runs ONCE per test session, in the background from the end of collection (its default
   ``--workers``: a process per core, one torch thread each), while the workers run every other test; the tests that read
   it (fixture ``quick_report``) are collected after those and wait for it (``tests/conftest.py``), and the browser
@@ -32,6 +36,7 @@ collect_ignore = ["lab/__main__.py", "app.py", "bench"]
 
 def pytest_configure(config):
     config.lab_start_quick_report = start_quick_report  # for the quick_report fixture (tests/conftest.py)
+    config.lab_fit_cache_dir = fit_cache_dir  # for the session's fit cache (tests/conftest.py)
     try:
         import torch
     except ImportError:  # pragma: no cover
@@ -60,6 +65,12 @@ def quick_report_dir(config) -> Path:
     return (base.parent if hasattr(config, "workerinput") else base) / "reproduce-quick"
 
 
+def fit_cache_dir(config) -> Path:
+    """The session's fit cache (``LAB_FIT_CACHE``, ``lab.fitcache``): one directory for its xdist workers, the
+    processes they start and the background quick report, so that a fit they share is computed once."""
+    return quick_report_dir(config).parent / "fit-cache"
+
+
 def start_quick_report(config) -> Path:
     """Start ``lab reproduce --quick --json`` in the background unless this session already did (``mkdir`` is
     the lock: atomic across workers); returns its directory.  Its exit code lands in ``rc`` when it ends."""
@@ -74,6 +85,7 @@ def start_quick_report(config) -> Path:
     # a process per core (--workers' default), each on one thread (the runner's): beside the workers the report
     # takes its fair share of the cores, and all of them once the workers wait for it
     env = dict(os.environ, LAB_PROGRESS_DELAY="0", LAB_CACHE_DIR=str(directory / "cache"),
+               LAB_FIT_CACHE=str(fit_cache_dir(config)),
                LAB_RESULTS_DIR=str(directory / "results"), OMP_WAIT_POLICY="PASSIVE")
     out = directory / "report"
     command = (f"'{sys.executable}' -m lab reproduce --quick --json --device cpu --out '{out}' "

@@ -5,9 +5,11 @@ import pytest
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _isolated_cache(tmp_path_factory):
-    """Every test session gets its own on-disk basis cache (never the user's)."""
+def _isolated_cache(tmp_path_factory, request):
+    """Every test session gets its own on-disk basis cache (never the user's), and one fit cache shared by its
+    workers and the processes they start (``LAB_FIT_CACHE``, the repository's conftest.py)."""
     os.environ["LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("lab-cache"))
+    os.environ["LAB_FIT_CACHE"] = str(request.config.lab_fit_cache_dir(request.config))
     yield
 
 

@@ -34,6 +34,7 @@ def _numbers(value):
 def _run(tmp_path, name, workers, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), LAB_PROGRESS_DELAY="0",
                LAB_CACHE_DIR=str(tmp_path / f"cache-{name}"), LAB_RESULTS_DIR=str(tmp_path / f"results-{name}"))
+    env.pop("LAB_FIT_CACHE", None)  # every fit computed afresh: the comparison is of two computations
     out = subprocess.run([sys.executable, "-m", "lab", "reproduce", "--quick", "--only", IDS, "--json", "--fresh",
                           "--device", "cpu", "--out", str(tmp_path / name), "--workers", str(workers)],
                          capture_output=True, text=True, env=env, timeout=900)

@@ -100,27 +100,64 @@ class _InputScaled(torch.nn.Module):
         return self.net(x / self.s)
 
 
-def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), seed: int = 0, device="cpu",
-        control=None, on_step=None):
-    """``(model, scale, losses)``: an MLP fitted to Y / scale on X (float64; it divides X by one global scale itself,
-    ``_InputScaled``), and its training losses (one per Adam
-    step or L-BFGS function evaluation); ``on_step(step, loss)`` as it goes."""
-    from ..control import checkpoint
-
-    if settings.optimizer not in OPTIMIZERS:
-        raise LabError(f"unknown optimizer {settings.optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
-    g = torch.Generator().manual_seed(int(seed))
+def _model(X: np.ndarray, Y: np.ndarray, settings: FitSettings, seed: int, device):
+    """The MLP ``fit`` trains, at its seeded initialisation (``torch.manual_seed(seed)``, as ``fit`` leaves it)."""
     torch.manual_seed(int(seed))
-    x = torch.as_tensor(X, dtype=torch.float64, device=device)
-    scale = float(np.sqrt(np.mean(np.asarray(Y, dtype=np.float64) ** 2))) or 1.0
-    y = torch.as_tensor(Y / scale, dtype=torch.float64, device=device)
-    dims = [x.shape[1]] + [settings.hidden] * settings.layers
+    dims = [X.shape[1]] + [settings.hidden] * settings.layers
     layers = []
     for a, b in zip(dims, dims[1:]):
         layers += [torch.nn.Linear(a, b), torch.nn.SiLU()]
-    net = torch.nn.Sequential(*layers, torch.nn.Linear(dims[-1], y.shape[1]))
-    model = _InputScaled(net, float(np.sqrt(np.mean(np.asarray(X, dtype=np.float64) ** 2))) or 1.0).to(
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(dims[-1], Y.shape[1]))
+    return _InputScaled(net, float(np.sqrt(np.mean(np.asarray(X, dtype=np.float64) ** 2))) or 1.0).to(
         device=device, dtype=torch.float64)
+
+
+def fit(X: np.ndarray, Y: np.ndarray, settings: FitSettings = FitSettings(), seed: int = 0, device="cpu",
+        control=None, on_step=None):
+    """``(model, scale, losses)``: an MLP fitted to Y / scale on X (float64; it divides X by one global scale itself,
+    ``_InputScaled``), and its training losses (one per Adam step or L-BFGS function evaluation); ``on_step(step,
+    loss)`` as it goes.
+
+    With ``LAB_FIT_CACHE`` set (``lab.fitcache``: the test suite sets it) a fit of the same X, Y, settings, seed and
+    device made by another process of the session is read back instead of computed again; ``on_step`` then receives
+    its losses in order, and the global torch seed is left as a fresh fit leaves it."""
+    from .. import fitcache
+
+    X, Y = np.asarray(X), np.asarray(Y)
+    if settings.optimizer not in OPTIMIZERS:
+        raise LabError(f"unknown optimizer {settings.optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
+    fresh = []
+
+    def compute():
+        fresh.append(True)
+        return _fit(X, Y, settings, seed, device, control, on_step)
+
+    def dump(out):
+        model, scale, losses = out
+        return {"state": {k: v.detach().cpu() for k, v in model.state_dict().items()}, "scale": float(scale),
+                "losses": [float(v) for v in losses]}
+
+    def load(state):
+        model = _model(X, Y, settings, seed, device)
+        model.load_state_dict(state["state"])
+        return model, state["scale"], list(state["losses"])
+
+    model, scale, losses = fitcache.cached("discovery-fit", (X, Y, settings, int(seed), str(torch.device(device))),
+                                           compute, dump, load)
+    if not fresh and on_step:  # read back: its progress, as the fit reported it
+        for step, loss in enumerate(losses, 1):
+            on_step(step, loss)
+    return model, scale, losses
+
+
+def _fit(X, Y, settings: FitSettings, seed: int, device, control, on_step):
+    from ..control import checkpoint
+
+    g = torch.Generator().manual_seed(int(seed))
+    x = torch.as_tensor(X, dtype=torch.float64, device=device)
+    scale = float(np.sqrt(np.mean(np.asarray(Y, dtype=np.float64) ** 2))) or 1.0
+    y = torch.as_tensor(Y / scale, dtype=torch.float64, device=device)
+    model = _model(X, Y, settings, seed, device)
     losses = []
     n = len(x)
     if settings.optimizer == "lbfgs":
