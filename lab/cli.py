@@ -151,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .experiments import FAMILIES
 
     p = _Parser(prog="lab", description="Symmetry Lab: groups, representations and equivariant bases.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                   help="print the installed version and exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command, names in COMMANDS.items():
         families = [FAMILIES[n] for n in names]
@@ -172,7 +174,38 @@ def build_parser() -> argparse.ArgumentParser:
     add_runs_parser(sub)
     add_audit_parser(sub)
     add_sweep_parser(sub)
+    add_dashboard_parser(sub)
     return p
+
+
+def version() -> str:
+    """The installed distribution's version (``symmetry-lab``), else the package's own (a checkout not installed)."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    from . import __version__
+
+    try:
+        return dist_version("symmetry-lab")
+    except PackageNotFoundError:
+        return __version__
+
+
+def add_dashboard_parser(sub) -> None:
+    """``lab dashboard``: the dashboard from the installed package (``lab.dashboard.serve``)."""
+    from .dashboard.serve import DEFAULT_PORT, SLUG, THEMES
+
+    sp = sub.add_parser("dashboard", help="open the dashboard (the page of `panel serve app.py`, from the installed "
+                                          "package)",
+                        description=f"Serve the dashboard with Panel's server at http://localhost:PORT/{SLUG} until "
+                                    f"Ctrl-C: the same page as `panel serve app.py` in a checkout.")
+    sp.add_argument("--port", type=_number(int, 0, 65535), default=DEFAULT_PORT,
+                    help=f"the port to listen on (default: {DEFAULT_PORT}; 0: any free port)")
+    sp.add_argument("--address", default=None, type=_given_text(),
+                    help="the address to listen on (default: every local address, as `panel serve`)")
+    sp.add_argument("--show", action="store_true", help="open the page in a web browser")
+    sp.add_argument("--theme", choices=THEMES, default=None,
+                    help="the theme of a page whose URL names none (default: LAB_THEME, else light; a page's "
+                         "?theme=dark still wins)")
 
 
 def add_sweep_parser(sub) -> None:
@@ -795,6 +828,11 @@ def main(argv=None) -> int:
             return _audit(args)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "dashboard":
+            from .dashboard.serve import serve
+
+            serve(port=args.port, address=args.address, show=args.show, theme=args.theme)
+            return 0
         return _presets() if args.command == "presets" else _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)

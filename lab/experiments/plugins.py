@@ -25,7 +25,7 @@ GROUP = "symmetry_lab.families"
 #: the distribution that ships the lab's own families
 OWN = "symmetry-lab"
 #: the command line's own sub-commands, which no family may take
-RESERVED = ("groups", "presets", "reproduce", "runs", "audit", "sweep")
+RESERVED = ("groups", "presets", "reproduce", "runs", "audit", "sweep", "dashboard")
 
 #: the warning lines of this process's last load (the dashboard and tests read them)
 PROBLEMS: list[str] = []
