@@ -192,13 +192,13 @@ def version() -> str:
 
 def add_dashboard_parser(sub) -> None:
     """``lab dashboard``: the dashboard from the installed package (``lab.dashboard.serve``)."""
-    from .dashboard.serve import DEFAULT_PORT, SLUG, THEMES
+    from .dashboard.serve import DEFAULT_PORT, PORTS, SLUG, THEMES
 
     sp = sub.add_parser("dashboard", help="open the dashboard (the page of `panel serve app.py`, from the installed "
                                           "package)",
                         description=f"Serve the dashboard with Panel's server at http://localhost:PORT/{SLUG} until "
                                     f"Ctrl-C: the same page as `panel serve app.py` in a checkout.")
-    sp.add_argument("--port", type=_number(int, 0, 65535), default=DEFAULT_PORT,
+    sp.add_argument("--port", type=_number(int, *PORTS), default=DEFAULT_PORT,
                     help=f"the port to listen on (default: {DEFAULT_PORT}; 0: any free port)")
     sp.add_argument("--address", default=None, type=_given_text(),
                     help="the address to listen on (default: every local address, as `panel serve`)")

@@ -21,6 +21,8 @@ from ..errors import LabError
 #: the app's path on the server: the same URL as ``panel serve app.py``
 SLUG = "app"
 DEFAULT_PORT = 5006
+#: the ports --port accepts (0: any free port)
+PORTS = (0, 65535)
 #: --theme's choices: the names ``lab.dashboard.theme.pick_theme`` reads
 THEMES = ("light", "dark")
 
@@ -28,17 +30,15 @@ THEMES = ("light", "dark")
 def options(port: int = DEFAULT_PORT, address: str | None = None, show: bool = False,
             theme: str | None = None) -> dict:
     """The server's settings, checked (a bad value: ``LabError``, one line)."""
-    if not 0 <= int(port) <= 65535:
-        raise LabError(f"--port must be between 0 and 65535 (0: any free port), got {port}")
+    if not PORTS[0] <= int(port) <= PORTS[1]:
+        raise LabError(f"--port must be between {PORTS[0]} and {PORTS[1]} (0: any free port), got {port}")
     if theme is not None and theme not in THEMES:
         raise LabError(f"--theme must be one of {', '.join(THEMES)}, got {theme!r}")
     return {"port": int(port), "address": address, "show": bool(show), "theme": theme}
 
 
-def serve(port: int = DEFAULT_PORT, address: str | None = None, show: bool = False, theme: str | None = None,
-          start: bool = True):
-    """Serve the dashboard until interrupted (``start=False``: return the started ``bokeh`` server instead, for a
-    caller that runs its own loop).  Prints the page's URL on stderr."""
+def serve(port: int = DEFAULT_PORT, address: str | None = None, show: bool = False, theme: str | None = None):
+    """Serve the dashboard until interrupted; prints the page's URL on stderr."""
     import sys
 
     o = options(port, address, show, theme)
@@ -54,8 +54,6 @@ def serve(port: int = DEFAULT_PORT, address: str | None = None, show: bool = Fal
                       title="Symmetry Lab", verbose=False)
     host = o["address"] or "localhost"
     print(f"Symmetry Lab: http://{host}:{server.port}/{SLUG}  (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    if not start:
-        return server
     server.start()
     if o["show"]:
         server.io_loop.add_callback(server.show, f"/{SLUG}")
@@ -65,4 +63,3 @@ def serve(port: int = DEFAULT_PORT, address: str | None = None, show: bool = Fal
         pass
     finally:
         server.stop()
-    return server
