@@ -81,6 +81,33 @@ def panel_server(app: str = "app.py", timeout: float = WAIT, extra_args: tuple[s
 
 
 @contextmanager
+def served(command: list, url: str, cwd=None, env=None, timeout: float = WAIT):
+    """Start ``command`` (a server: ``lab dashboard ...``), wait until ``url`` answers; yields (the process, the
+    page's text).  On exit the server gets Ctrl-C (SIGINT) and is waited for: its ``returncode`` is then set and its
+    stderr is ``proc.err``."""
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.err = ""
+    try:
+        page, deadline = None, time.monotonic() + timeout
+        while page is None:
+            assert proc.poll() is None, proc.stderr.read()[-2000:]
+            try:
+                with urllib.request.urlopen(url, timeout=30) as r:
+                    page = r.read().decode()
+            except OSError:
+                assert time.monotonic() < deadline, f"{url} did not answer in {timeout:.0f} s"  # a hang guard
+                time.sleep(0.5)
+        yield proc, page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, proc.err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, proc.err = proc.communicate()
+
+
+@contextmanager
 def chromium_page(width: int = 1400, height: int = 1000):
     """A Playwright page in headless Debian Chromium, closed on exit, pass or fail.  Its actions and every
     ``expect(...)`` assertion wait up to ``WAIT`` seconds for their state unless given a ``timeout``."""

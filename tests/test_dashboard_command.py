@@ -3,15 +3,11 @@ version."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
-from browser import free_port
+from browser import free_port, served
 
 from lab import __version__
 from lab.cli import main, version
@@ -47,27 +43,10 @@ def test_the_api_refuses_bad_options_with_a_lab_error():
 def test_lab_dashboard_serves_the_page_and_ctrl_c_ends_it(tmp_path):
     port = free_port()
     env = dict(os.environ, LAB_RESULTS_DIR=str(tmp_path))
-    proc = subprocess.Popen([sys.executable, "-m", "lab", "dashboard", "--port", str(port), "--address", "127.0.0.1",
-                             "--theme", "dark"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        url, deadline, page = f"http://127.0.0.1:{port}/app", time.monotonic() + 300, None
-        while page is None:
-            assert proc.poll() is None, proc.stderr.read()[-2000:]
-            try:
-                with urllib.request.urlopen(url, timeout=30) as r:
-                    page = r.read().decode()
-            except OSError:
-                assert time.monotonic() < deadline, "lab dashboard did not answer in 300 s"  # a hang guard
-                time.sleep(0.5)
+    command = [sys.executable, "-m", "lab", "dashboard", "--port", str(port), "--address", "127.0.0.1", "--theme",
+               "dark"]
+    with served(command, f"http://127.0.0.1:{port}/app", cwd=tmp_path, env=env) as (proc, page):
         assert "<title>Symmetry Lab</title>" in page
         assert "theme/dark.css" in page and "theme/default.css" not in page  # --theme dark: the dark template
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-    assert proc.returncode == 0, err[-2000:]
-    assert f"http://127.0.0.1:{port}/app" in err
+    assert proc.returncode == 0, proc.err[-2000:]
+    assert f"http://127.0.0.1:{port}/app" in proc.err

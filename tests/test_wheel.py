@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import site
 import subprocess
 import sys
 import sysconfig
-import time
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from browser import free_port
+from browser import free_port, served
 
 from lab.cli import version
 
@@ -98,24 +95,7 @@ def test_a_basis_solve_and_a_familys_fast_run_from_elsewhere(installed):
 def test_lab_dashboard_serves_its_page_from_the_installed_wheel(installed):
     bin_, work, _ = installed
     port = free_port()
-    proc = subprocess.Popen([str(bin_ / "lab"), "dashboard", "--port", str(port), "--address", "127.0.0.1"],
-                            cwd=work, env=_env(work), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        page, deadline = None, time.monotonic() + 300
-        while page is None:
-            assert proc.poll() is None, proc.stderr.read()[-2000:]
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/app", timeout=30) as r:
-                    page = r.read().decode()
-            except OSError:
-                assert time.monotonic() < deadline, "lab dashboard did not answer in 300 s"  # a hang guard
-                time.sleep(0.5)
+    command = [str(bin_ / "lab"), "dashboard", "--port", str(port), "--address", "127.0.0.1"]
+    with served(command, f"http://127.0.0.1:{port}/app", cwd=work, env=_env(work)) as (proc, page):
         assert "<title>Symmetry Lab</title>" in page
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0
+    assert proc.returncode == 0, proc.err[-2000:]
