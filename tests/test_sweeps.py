@@ -172,6 +172,55 @@ def test_the_index_is_columnar_and_compacts(tmp_path):
     assert not list(tmp_path.glob("index/.*"))  # no temporary left behind
 
 
+def _merged_beside_its_parts(store):
+    """The moment inside ``compact()`` after the merged part is in place and before the old parts go."""
+    import shutil
+
+    keep = store.index_dir.parent / "old"
+    shutil.copytree(store.index_dir, keep)
+    store.compact()
+    for p in keep.iterdir():
+        shutil.copy(p, store.index_dir / p.name)
+
+
+def test_a_reader_beside_a_compaction_counts_each_row_once(tmp_path):
+    """While the merged part and the parts it replaces are both on disk, ``table()`` reads each row once; a part
+    appended after the compaction listed the directory is still read."""
+    store = SweepStore(tmp_path / "s")
+    for i in range(3):
+        store.append([{"point": f"p{i}", "status": "done", "finished": float(i)}])
+    _merged_beside_its_parts(store)
+    assert len(store.parts()) == 4 and len(store.table()) == 3
+    store.append([{"point": "p3", "status": "done", "finished": 3.0}])
+    assert sorted(store.frame()["point"]) == ["p0", "p1", "p2", "p3"]
+    store.compact()  # a second compaction merges the merged part too, and its own list says so
+    assert len(store.parts()) == 1 and len(store.table()) == 4
+
+
+def test_a_part_removed_while_the_index_is_read_is_listed_again(tmp_path, monkeypatch):
+    """The flake this fixes: ``table()`` listed the parts, ``compact()`` removed one, the read raised
+    FileNotFoundError. Now the reader lists again and sees the merged part."""
+    import pyarrow.parquet as pq
+
+    store = SweepStore(tmp_path / "s")
+    for i in range(3):
+        store.append([{"point": f"p{i}", "status": "done", "finished": float(i)}])
+    real, calls = pq.read_table, []
+
+    def read_table(path, *a, **k):
+        calls.append(path)
+        if len(calls) == 2:  # mid-read: another process compacts
+            monkeypatch.setattr(pq, "read_table", real)
+            SweepStore(store.root).compact()
+            monkeypatch.setattr(pq, "read_table", read_table)
+        return real(path, *a, **k)
+
+    before = {p.name for p in store.parts()}
+    monkeypatch.setattr(pq, "read_table", read_table)
+    assert sorted(store.frame()["point"]) == ["p0", "p1", "p2"]
+    assert calls[1].name in before and calls[-1].name not in before  # it read the merged part after the miss
+
+
 @pytest.mark.slow
 def test_killing_a_worker_and_the_client_loses_no_finished_point(tmp_path):
     """A sweep of 12 points on the command line's own LocalCluster: once some points are in the index a worker is

@@ -37,6 +37,8 @@ MAX_NUMBERS = 256
 NUMBERED = "numbered"
 #: the index's fixed columns, in order (then x.<axis>, then s.<key>)
 COLUMNS = ("point", "status", "error", "run", "seconds", "finished", "worker", "settings", "summary")
+#: a merged part's metadata key: the JSON list of the part names it replaces (read once while both are on disk)
+REPLACES = "lab.replaces"
 
 
 def _scalar(v):
@@ -199,18 +201,41 @@ class SweepStore:
         return sorted(self.index_dir.glob("part-*.parquet")) if self.index_dir.is_dir() else []
 
     def table(self, columns=None):
-        """Every index row as one ``pyarrow.Table`` (parts' schemas unified; missing columns null)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        """Every index row as one ``pyarrow.Table`` (parts' schemas unified; missing columns null).
 
-        parts = self.parts()
-        if not parts:
+        Safe beside a running ``compact()``: a part that vanishes between listing and reading means a merged part
+        replaced it, so the parts are listed again; a part that a merged part replaces (``REPLACES`` in its
+        metadata) is not read twice while both are on disk.
+        """
+        import pyarrow as pa
+
+        for _ in range(20):
+            try:
+                tables = self._read_parts(self.parts())
+                break
+            except FileNotFoundError:
+                continue  # compacted under us: list again
+        else:  # pragma: no cover - twenty compactions during one read
+            raise SweepError(f"{self.index_dir}: the index kept changing while it was read")
+        if not tables:
             return pa.table({c: pa.array([], type=pa.string()) for c in COLUMNS})
-        tables = [pq.read_table(p) for p in parts]
         table = pa.concat_tables(tables, promote_options="permissive")
         if columns is not None:
             table = table.select([c for c in columns if c in table.column_names])
         return table
+
+    @staticmethod
+    def _read_parts(parts) -> list:
+        """The tables of ``parts``, less any part that another of them (a merged part) replaces."""
+        import pyarrow.parquet as pq
+
+        read = {p.name: pq.read_table(p) for p in parts}
+        replaced = set()
+        for t in read.values():
+            meta = t.schema.metadata or {}
+            if REPLACES.encode() in meta:
+                replaced.update(json.loads(meta[REPLACES.encode()]))
+        return [t.replace_schema_metadata(None) for n, t in read.items() if n not in replaced]
 
     def frame(self, latest: bool = True):
         """The index as a pandas DataFrame; ``latest``: one row per point, its last state."""
@@ -225,13 +250,20 @@ class SweepStore:
         return dict(zip(df["point"], df["status"])) if len(df) else {}
 
     def compact(self) -> Path | None:
-        """Merge the index parts into one (atomically: the merged part is in place before the others go)."""
+        """Merge the index parts into one (atomically: the merged part is in place before the others go).
+
+        The merged part names the parts it replaces (``REPLACES`` in its metadata), so a reader that lists the
+        directory while both are on disk counts each row once; a part appended meanwhile is left as it is.
+        """
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         parts = self.parts()
         if len(parts) < 2:
             return parts[0] if parts else None
-        table = self.table()
+        tables = self._read_parts(parts)
+        table = pa.concat_tables(tables, promote_options="permissive")
+        table = table.replace_schema_metadata({REPLACES: json.dumps([p.name for p in parts])})
         name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
         tmp = self.index_dir / f".{name}.tmp"
         pq.write_table(table, tmp)
