@@ -840,6 +840,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("lab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output left (``lab reproduce --list | head``): as a shell tool does
+        # Python would print another error flushing stdout at exit: point it at /dev/null (Python's signal docs)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's code for a writer whose reader closed the pipe
     except Exception as err:  # a bug or a numerical failure: one line, not a traceback (LAB_DEBUG=1 shows it)
         if os.environ.get("LAB_DEBUG"):
             raise

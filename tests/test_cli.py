@@ -425,3 +425,13 @@ def test_runs_compare_into_a_missing_directory_names_the_user_s_path(tmp_path, c
     code, _, _ = run(["runs", "compare", *names, "--dir", str(runs), "--csv", str(tmp_path / "c.csv")], capsys)
     assert code == 0 and (tmp_path / "c.csv").read_text().startswith("run,name,metric,series,step,value")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_a_reader_that_leaves_early_is_not_an_error():
+    """``lab groups | true``: the pipe is closed before the command writes (``true`` exits at once, the command
+    first imports for a second), which then ends quietly with the shell's code for it (141), not with an error
+    line on stderr."""
+    command = f"'{sys.executable}' -m lab groups | true; echo ${{PIPESTATUS[0]}}"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
+    assert proc.stderr == "", proc.stderr
+    assert proc.stdout.strip() == "141"
