@@ -51,10 +51,21 @@ PROFILE_TEXT = {
 
 
 def counts_text(counts: dict) -> str:
+    """Verdict counts (``Report.counts()``: verdict -> number) as one phrase, leaving out the zeros; ``"none"``
+    when every count is zero.
+
+    >>> counts_text({"holds": 3, "does not hold": 0, "error": 1})
+    '3 holds, 1 error'
+    """
     return ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "none"
 
 
 def report_dict(report) -> dict:
+    """The ``report.json`` object of a ``lab.reproduce.runner.Report`` (``"format": 1``): the run's profile, status,
+    device, seed, lab version, creation time and seconds (wall and summed over workers), the verdicts counted in all
+    and by kind, the profile's settings in words, the interval method, every seed paper with its coverage
+    (``coverage``), the runs shared between claims, each claim's ``ClaimResult.to_dict()`` and the HTML report's
+    path."""
     from .. import __version__
     from .stats import LEVEL, METHOD
 
@@ -89,6 +100,12 @@ def short(value, limit: int | None = None) -> str:
 
 
 def readable(value) -> str:
+    """A JSON value as text for the report's tables: None as a dash, booleans as yes / no, floats to 4 significant
+    digits, dicts as ``key: value`` pairs separated by semicolons, lists in brackets, anything else as JSON.
+
+    >>> readable({"loss": 0.0123456, "ok": True, "ranks": [1, 2.5]})
+    'loss: 0.01235; ok: yes; ranks: [1, 2.5]'
+    """
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -211,6 +228,10 @@ def criterion_short(r) -> str:
 
 
 def summary_table_html(report) -> str:
+    """The report's summary table (HTML): one row per claim with its id (linking to its section) and kind, where the
+    paper says it, the criterion (each part's rule) and its version, the paper's value, the measurement (each part
+    with its 95 % interval against its null's; the trained models' accuracy where given), the verdict, and the
+    seconds (the claim's own plus its share of the shared runs)."""
     rows = []
     for r in report.results:
         text, css = verdict(r)
@@ -229,6 +250,9 @@ def summary_table_html(report) -> str:
 
 
 def parts_html(r) -> str:
+    """The table of a claim's criterion parts (HTML; ``""`` for a claim without parts): each part's rule, what it
+    measured with its 95 % interval and its draws, its null (the competing explanation) measured the same way, and
+    the part's state (met or not, and whether its null was met too).  ``r`` is a ``ClaimResult``."""
     if not r.parts:
         return ""
     rows = "".join(
@@ -254,6 +278,8 @@ def _registered_text(r) -> str:
 
 
 def history_html(r) -> str:
+    """The table of the earlier versions of a claim's criterion, this run judged under each: version, date
+    registered, criterion, why it changed, verdict (HTML; ``""`` when the criterion has no earlier version)."""
     if not r.criterion_history:
         return ""
     rows = "".join(f"<tr><td>{h['version']}</td><td>{html.escape(h.get('date', ''))}</td>"
@@ -273,7 +299,8 @@ def papers_html(report) -> str:
     """The seed papers by their titles: the checks covering each, and its claims not yet covered."""
     items = []
     for p in coverage(report):
-        covered = ", ".join(f"<a href='#{c['id']}'><code>{c['id']}</code></a> ({html.escape(c['verdict'])}"
+        covered = ", ".join((f"<code>{c['id']}</code>" if c["verdict"] == "not run"  # no section to link to
+                             else f"<a href='#{c['id']}'><code>{c['id']}</code></a>") + f" ({html.escape(c['verdict'])}"
                             + ("" if c["kind"] == "claim" else f", {html.escape(c['kind'])}") + ")"
                             for c in p["covered"]) or "none yet"
         uncovered = "".join(f"<li>{html.escape(u)}</li>" for u in p["uncovered"])
@@ -283,6 +310,8 @@ def papers_html(report) -> str:
 
 
 def shared_html(report) -> str:
+    """The runs shared between claims as a collapsed table (HTML): each run's label, its seconds and the claims that
+    used it; ``""`` when no run was shared."""
     if not report.shared:
         return ""
     rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{e['seconds']:.1f}</td>"
@@ -293,6 +322,11 @@ def shared_html(report) -> str:
 
 
 def claim_html(r) -> str:
+    """One claim's section of the page (HTML, anchored at its id): the verdict and kind, the paper's title, place and
+    words, the paper's value, the criterion with its version and registration, the settings against the paper's,
+    the replicates, the measurement, the null check, the models' accuracy, the seconds, the note, the criterion's
+    parts and earlier versions, the named variants, every setting used and the evidence (tables, and figures as
+    embedded PNGs).  ``r`` is a ``ClaimResult``."""
     text, css = verdict(r)
     settings = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(short(v))}</td></tr>"
                        for k, v in r.settings.items())
@@ -335,6 +369,9 @@ def counts_html(report) -> str:
 
 
 def html_page(report) -> str:
+    """The whole ``report.html``: one self-contained page (its CSS inline, figures as embedded PNGs, nothing fetched)
+    with the header (the verdicts counted by kind, device, seed, seconds, the profile in words and how claims are
+    judged), the summary table, the shared runs, the seed papers' coverage and each claim's section."""
     from .stats import METHOD
 
     stopped = "<p class='note'>This run was stopped: the claims below are those that finished.</p>" \
@@ -357,6 +394,9 @@ def html_page(report) -> str:
 
 
 def write_report(report) -> None:
+    """Write ``report.json`` (``report_dict``, strict JSON: non-finite numbers become null with a reason,
+    ``lab.runstore.to_json``) and ``report.html`` (``html_page``) into ``report.directory``, creating it; each file
+    is replaced atomically (``lab.runstore.atomic_file``), so a reader never sees half of one."""
     from ..runstore import atomic_file, to_json
 
     report.directory.mkdir(parents=True, exist_ok=True)
