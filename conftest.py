@@ -20,6 +20,9 @@
   ``--workers``: a process per core, one torch thread each), while the workers run every other test; the tests that read
   it (fixture ``quick_report``) are collected after those and wait for it (``tests/conftest.py``), and the browser
   tests come last, once it has ended.  Without xdist the fixture starts it itself.
+* Notebooks execute once: each notebook test stores the notebook it executed (fast mode) in the session's
+  jupyter-cache, and the documentation build (fixture ``executed_notebooks``, scheduled with the quick report's
+  readers) waits for the notebook tests and builds the tutorials from those outputs.
 """
 import os
 from pathlib import Path
@@ -37,6 +40,7 @@ collect_ignore = ["lab/__main__.py", "app.py", "bench"]
 def pytest_configure(config):
     config.lab_start_quick_report = start_quick_report  # for the quick_report fixture (tests/conftest.py)
     config.lab_fit_cache_dir = fit_cache_dir  # for the session's fit cache (tests/conftest.py)
+    config.lab_notebook_cache_dir = notebook_cache_dir  # executed notebooks, for the docs build (tests/conftest.py)
     try:
         import torch
     except ImportError:  # pragma: no cover
@@ -54,7 +58,7 @@ def pytest_collection_modifyitems(config, items):
     # (it runs meanwhile, see above), then the browser tests, which wait on pages with time limits and so run when
     # the background report has ended
     items.sort(key=lambda item: (item.get_closest_marker("browser") is not None,
-                                 "quick_report" in getattr(item, "fixturenames", ()),
+                                 bool({"quick_report", "executed_notebooks"} & set(getattr(item, "fixturenames", ()))),
                                  item.get_closest_marker("slow") is None))
 
 
@@ -63,6 +67,13 @@ def quick_report_dir(config) -> Path:
     base temporary directories are siblings) or the session's own."""
     base = Path(config._tmp_path_factory.getbasetemp())
     return (base.parent if hasattr(config, "workerinput") else base) / "reproduce-quick"
+
+
+def notebook_cache_dir(config) -> Path:
+    """The session's executed notebooks (a jupyter-cache, as myst-nb reads it): each notebook test stores the
+    notebook it executed there, and the documentation build (tests/test_docs.py) reads them instead of executing
+    the notebooks a second time."""
+    return quick_report_dir(config).parent / "notebook-cache"
 
 
 def fit_cache_dir(config) -> Path:

@@ -72,6 +72,12 @@ class MemoryLimitError(LabError, MemoryError):
 
 
 def format_bytes(n: float) -> str:
+    """A byte count as text for messages, in binary units (1 KB = 1024 B): whole bytes below 1 KB, else one
+    decimal in KB, MB, GB or TB (TB the largest).
+
+    >>> format_bytes(512), format_bytes(1536), format_bytes(8 * 2**30)
+    ('512 B', '1.5 KB', '8.0 GB')
+    """
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if abs(n) < 1024 or unit == "TB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

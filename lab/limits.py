@@ -39,6 +39,11 @@ class LimitError(LabError, ValueError):
 
 @dataclass(frozen=True)
 class Limit:
+    """The declaration of one size limit (``LIMITS[name]``): its ``name``, its ``default`` value, how a message
+    names the size it bounds (``measure``: "tensor order", "dimension", ...) and what it counts (``help``, for the
+    README and ``--help``).  ``env`` is the environment variable that sets it, ``LAB_MAX_<NAME>``; ``get(name)``
+    reads the value in force."""
+
     name: str
     default: int
     measure: str  # how a message names the size: "tensor order", "dimension", ...

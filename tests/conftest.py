@@ -63,6 +63,25 @@ def quick_report(request):
     return printed, report
 
 
+NOTEBOOK_WAIT = 2400  # seconds the docs build waits for the notebook tests: a hang guard, never a speed requirement
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(request):
+    """The session's jupyter-cache of executed notebooks (``notebook_cache_dir``), once every notebook test this
+    session runs has ended (each leaves ``done/<notebook>`` when it ends, passed or not).  A notebook the session
+    does not run, or one whose test failed, is executed by the docs build itself."""
+    import time
+
+    directory = request.config.lab_notebook_cache_dir(request.config)
+    expected = {item.callspec.params["path"].name for item in request.session.items
+                if item.originalname == "test_notebook_executes"}
+    deadline = time.monotonic() + NOTEBOOK_WAIT
+    while expected - {p.name for p in (directory / "done").glob("*")} and time.monotonic() < deadline:
+        time.sleep(1)
+    return directory
+
+
 @pytest.fixture(scope="session")
 def quick_outcomes(quick_report):
     """The quick report's claims as ``lab.reproduce.Outcome`` objects, by id."""

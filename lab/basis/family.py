@@ -13,6 +13,17 @@ from .presets import PRESETS, fill_size, has_size  # noqa: F401  (its teaching p
 
 @dataclass
 class BasisConfig(Config):
+    """The settings of one basis solve (``lab basis``, the Basis explorer pane): the equivariant basis of the
+    representation ``rep`` of ``group``, or with ``rep_out`` of the layer ``rep >> rep_out``.
+
+    Its fields are declared with ``option(...)`` (default, help, choices): ``group`` and ``rep`` are texts of the
+    group and representation language (``"S(5)"``, ``"T(2)+3*V"``), ``solver`` picks the solver (``auto``: the
+    fastest that applies), ``basis`` which basis the pictures draw (``canonical`` or the solver's), and
+    ``device``, ``memory_limit`` (a size such as ``8GB``) and ``cache`` where and how the solve runs.  ``check()``
+    refuses an unknown device or a malformed memory size before any work; ``estimate`` sizes the request from its
+    texts alone.
+    """
+
     group: str = option("S(5)", 'group text, e.g. "S(5)", "Z(8)*Z(8)", "SO13()"', positional=True)
     rep: str = option("T(2)", 'representation text, e.g. "T(4)", "V >> V", "T(2)+3*V" (with --rep-out: the '
                       'input rep of the layer REP >> REP_OUT)', positional=True)

@@ -60,6 +60,17 @@ def parse_dims(text: str) -> list[int]:
 
 @dataclass
 class BoundsConfig(Config):
+    """The settings of one compression-bound run (``lab bound``; Finzi's thesis, chapter 5): PAC-Bayes bounds of
+    one ``model`` on one dataset (``data``) for every subspace dimension d of ``dims``, the bound choosing d.
+
+    Its fields are declared with ``option(...)``.  ``dims`` is a comma-separated text of distinct non-negative
+    dimensions (``dim_list`` reads it); ``projector``, ``levels`` and ``level_init`` set the random subspace and the
+    quantization, ``steps``/``lr`` and ``quant_steps``/``quant_lr`` the two training phases per d.  ``rotation``
+    applies to ``data="rotated-digits"`` only and ``data_dir`` (MNIST's IDX files) to ``data="mnist"`` only.
+    ``check()`` refuses inconsistent settings and a d larger than the model's parameter count (``parameters``),
+    and computes the run's sizes (``costs``), refused over the memory limit before any work.
+    """
+
     data: str = option("digits", "the training data: scikit-learn's digits, rotated digits (a rotation-invariant task; "
                                  "--rotation), digits with one fixed shuffle of their pixels, digits with shuffled "
                                  "labels, or MNIST from --data-dir", choices=DATASETS)

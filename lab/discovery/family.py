@@ -34,6 +34,18 @@ TEST_POINTS = 1000
 
 @dataclass
 class DiscoveryConfig(Config):
+    """The settings of one symmetry-discovery run (``lab discover-lie``): fit an MLP to samples of ``task``, learn
+    ``generators`` candidate Lie-algebra generators from its Lie derivative (``method``), keep those whose loss is
+    below ``threshold``, solve the learned group's equivariant basis (``tol``) and train the loop's models.
+
+    Its fields are declared with ``option(...)``.  ``samples``, ``optimizer``, ``fit_steps`` and ``hidden`` set the
+    fitted MLP; ``steps`` and ``restarts`` the gradient method; ``loop_epochs`` and ``loop_seeds`` the loop (an
+    MLP, EMLP over the true group and EMLP over the learned one; 0 epochs skips it).  ``closure`` (off at 0) and
+    ``loop_seeds`` above 1 are the lab's own options.  ``check()`` refuses more generators than the task's
+    generator space has (``form_size``) and computes the run's sizes (``costs``), refused over the memory limit
+    before any work.
+    """
+
     task: str = option("rotated-plane", "the data: a task with a known symmetry (O(5); inertia, under GL(3) on the "
                                         "positions and per-point mass-position trades; Lorentz; a rotation in a "
                                         "sheared basis) or none", choices=TASKS)

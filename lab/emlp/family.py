@@ -56,6 +56,17 @@ def pendulum_name(kind: str, model: str) -> str:
 
 @dataclass
 class EMLPConfig(Config):
+    """The settings of a chapter-2 run (``lab emlp``; Finzi's thesis, sections 2.6-2.7, Figures 2.5-2.6): EMLP, MLP
+    and MLP with augmentation trained on ``task`` over the training-set sizes ``sizes``, for ``seeds`` seeds each.
+
+    Its fields are declared with ``option(...)``.  ``task`` is the dispatch field: ``dynamics`` applies to the
+    pendulum only, where each model is trained as a Hamiltonian network and/or a Neural ODE and ``sizes`` counts
+    training trajectories.  Settings left None come from ``scale`` (``small``: fast defaults; ``paper``: the thesis's
+    training, appendix A.1.9), and ``group`` None is the task's own group.  ``size_list``, ``test_points`` and
+    ``model_names`` read the settings as the run uses them; ``check()`` refuses bad sizes, a group that does not
+    fit the task and data over the memory limit before anything is drawn.
+    """
+
     dispatch = "task"
 
     task: str = option("inertia", "the chapter-2 task", choices=TASKS)

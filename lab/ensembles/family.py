@@ -92,6 +92,18 @@ def assumptions(setting: str, task: str = "digits") -> dict:
 
 @dataclass
 class EnsemblesConfig(Config):
+    """The settings of one ensembles run (``lab ensembles``; Nordenfors & Flinth's poster): a pool of
+    ``pool_factor`` x ``members`` small networks trained at once by projected SGD under augmentation, and the
+    ensemble metrics measured per ensemble size at ``records`` times during training.
+
+    Its fields are declared with ``option(...)``.  ``task`` is the invariant task (rotated digits under C4, the
+    poster's; or the training-dynamics models' ``perm`` and ``custom`` tasks), ``setting`` which of the theorem's
+    assumptions hold (``invariant``, ``noninvariant-init``, ``noninvariant-space``), ``augment`` and ``average``
+    how members are trained and averaged.  ``data`` (MNIST's IDX files) applies to the digits task only, ``group``
+    to the custom task only.  ``check()`` refuses options that do not apply to the task and computes the run's
+    exact sizes (``costs``), refused over the memory limit before any work.
+    """
+
     task: str = option("digits", "the invariant task: rotation-invariant digits under C4 (the poster's), the Perm "
                                  "graph task (connectivity under S(n)) or the custom teacher-student task (--group), "
                                  "the last two on the training-dynamics models", choices=TASKS)

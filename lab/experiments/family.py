@@ -44,6 +44,19 @@ class Output:
 
 @dataclass(frozen=True)
 class Family:
+    """One experiment family's manifest: its config, its run function, and how its result is reported and kept.
+
+    ``name`` and ``title`` name it; ``config`` is its config class (a ``lab.config.Config`` dataclass) and ``run``
+    its ``run(config, progress=None, control=None) -> result`` (the protocol of the module docstring);
+    ``summary(result)`` gives the ``--json`` object and ``text(result)`` the human-readable lines.  The other fields
+    are optional: how its runs are saved and read back (``save``, ``load``, ``results_dir``, ``runs``), what the
+    command line adds (``command``, ``help``, ``description``, ``outputs``, ``cli_saves``), where it appears
+    (``order``, ``pane``, ``tab``, ``run_css``), which claims and papers are its own (``claims``, ``papers``), and
+    how ``lab compare`` and a sweep read its runs (``curves``, ``applicable``, ``numbers``, ``headline``).  A family
+    module exports one as ``FAMILY``, registered under the ``symmetry_lab.families`` entry point
+    (``lab.experiments.FAMILIES``).
+    """
+
     name: str
     title: str
     config: type

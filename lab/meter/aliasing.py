@@ -157,6 +157,16 @@ class AliasingConfig(Config):
 
 @dataclass
 class AliasingResult:
+    """What ``run`` returns: the validated ``config``, every measurement as a row, and their ``summary``.
+
+    ``rows`` are plain dicts, each with its model and seed, told apart by ``"kind"``: ``"model"`` (parameters,
+    train and test accuracy, steps, final loss), ``"lee"`` (one transformation on one input set: ``lee``,
+    ``stderr``, ``n``), and with the layer-wise split ``"layer"`` (one per layer) and ``"layer-kind"`` (one per
+    kind of layer), each with its ``norm`` and ``share`` (``measure``, ``kind_summary``).  ``summary`` is
+    ``summarize(rows)``: the means over seeds and the thesis's rankings.  ``status`` is ``"finished"``, or
+    ``"stopped"`` when ``control`` ended the study early (the rows then hold what was measured before).
+    """
+
     config: AliasingConfig
     rows: list = field(default_factory=list)  # plain dicts, "kind": "model" | "lee" | "layer" | "layer-kind"
     summary: dict = field(default_factory=dict)
@@ -382,6 +392,7 @@ def summarize(rows: list[dict]) -> dict:
       ``cnn-stride``'s (Figures 4.4 and 4.6);
     * ``aliasing_layers_carry_most``: downsampling + nonlinearity share of ``|L|^2`` above 1/2 for every model;
     * ``gap``: LEE train < test < heldout, and test < noise (Figure 4.7);
+
     each per transformation, and per seed (``*_seeds``: how many seeds the ranking held in)."""
     models = list(dict.fromkeys(r["model"] for r in rows if r["kind"] == "model"))
     transforms = list(dict.fromkeys(r["transform"] for r in rows if r["kind"] == "lee"))

@@ -77,6 +77,18 @@ def _model_help() -> str:
 
 @dataclass
 class MeterConfig(Config):
+    """The settings of one equivariance measurement (``lab lie-derivative``; Finzi's thesis, chapter 4, sections
+    4.4-4.6): how equivariant one ``model`` is under one ``transform`` on one set of inputs, and with ``layerwise``
+    which layer breaks it.
+
+    Its fields are declared with ``option(...)``.  ``model`` is a CNN variant trained here on the digits, a
+    matrix-group preset (``PRESETS``; only ``transform="generators"`` applies to those, and the CNN-only options
+    keep their defaults), or the path of a run saved by this command, measured again, not retrained.  ``inputs``,
+    ``samples``, ``output``, ``interpolation`` and ``padding`` say what is measured and how; ``seed``, ``epochs``
+    and ``device`` how the CNN is trained.  ``check()`` refuses options that do not apply to the model and computes
+    the run's exact sizes (``costs``), refused over the memory limit before any work.
+    """
+
     model: str = option("cnn-stride", _model_help(), metavar="MODEL|PATH")
     transform: str = option("translate-x", "the transformation: an image flow (CNNs; units per pixel, per radian) "
                                            "or generators (the presets: every Lie-algebra generator of the group, "

@@ -48,7 +48,7 @@ from .transforms import ImageTransform, MeterError
 
 @dataclass
 class LayerContribution:
-    """One call of one module: ``C_i`` (N, *out) and the layer's own Lie derivative ``L_X f_i`` at its input."""
+    """One call of one module: ``C_i`` ``(N, *out)`` and the layer's own Lie derivative ``L_X f_i`` at its input."""
 
     name: str  # the module's name in the model ("#k" appended for its k-th extra call)
     module: str  # its class

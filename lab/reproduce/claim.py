@@ -29,22 +29,22 @@ PROFILES = ("quick", "full")
 class Outcome:
     """The result of measuring one claim.
 
-    ``measured``: a JSON value (a number, a short text or a small dict) comparable with the paper's value;
-    ``holds``: True / False, or None where the claim has no pass/fail form;
-    ``settings``: every setting the measurement used (the report prints them);
-    ``evidence``: figure specs (``line``/``bar``) and tables (``table``), see ``lab.plots.reproduce_mpl``;
-    ``note``: for a claim that does not hold, the cause found (defect fixed, setting, regime) and what the
-    evidence shows; for one that holds, anything a reviewer should know (a deviation from the paper);
-    ``criterion``: the criterion in words with its numbers (default: the claim's declared criterion);
-    ``null``: the same criterion applied to a baseline that must fail it (``Null``; see ``judge``);
-    ``accuracy``: for claims measured on trained models, what the models reached, beside the verdict
+    * ``measured``: a JSON value (a number, a short text or a small dict) comparable with the paper's value;
+    * ``holds``: True / False, or None where the claim has no pass/fail form;
+    * ``settings``: every setting the measurement used (the report prints them);
+    * ``evidence``: figure specs (``line``/``bar``) and tables (``table``), see ``lab.plots.reproduce_mpl``;
+    * ``note``: for a claim that does not hold, the cause found (defect fixed, setting, regime) and what the
+      evidence shows; for one that holds, anything a reviewer should know (a deviation from the paper);
+    * ``criterion``: the criterion in words with its numbers (default: the claim's declared criterion);
+    * ``null``: the same criterion applied to a baseline that must fail it (``Null``; see ``judge``);
+    * ``accuracy``: for claims measured on trained models, what the models reached, beside the verdict
       ({experiment: {"nom": .., "aug": .., "equi": .., "chance": .., "majority": ..}});
-    ``variants``: named variants run side by side (a hypothesis about the reference code, the lab's own
-      improvement): [{"name", "what", "measured", "holds"}], reported, never deciding ``holds``.
-    ``parts``: the criterion's parts, each judged on its own replicates against its own null (``Part``); where
+    * ``variants``: named variants run side by side (a hypothesis about the reference code, the lab's own
+      improvement): [{"name", "what", "measured", "holds"}], reported, never deciding ``holds``;
+    * ``parts``: the criterion's parts, each judged on its own replicates against its own null (``Part``); where
       given, ``holds`` and ``null`` are derived from them;
-    ``replicates``: the seeds or splits measured; ``paper_settings``: this run's settings against the paper's;
-    ``history``: this run judged under each earlier registered version of the criterion (``Criterion``).
+    * ``replicates``: the seeds or splits measured; ``paper_settings``: this run's settings against the paper's;
+    * ``history``: this run judged under each earlier registered version of the criterion (``Criterion``).
     """
 
     measured: Any
@@ -219,6 +219,17 @@ FIRST_REGISTERED = "2026-11-25"
 
 @dataclass(frozen=True)
 class Claim:
+    """One registered claim (``CLAIMS[id]``, made by ``@claim(...)``): what the paper says and how the lab checks it.
+
+    ``id`` names it in the report and on the command line; ``paper`` (a key of ``PAPERS``), ``where`` (section,
+    table or figure), ``claim`` (the paper's statement) and ``paper_value`` (its number or words, None where it
+    states none) say what is claimed; ``measure(profile) -> Outcome`` checks it.  ``kind`` is one of ``KINDS``;
+    ``criterion`` and ``null`` put the criterion and the baseline it must fail in words; ``criteria`` holds every
+    registered version of the criterion (``Criterion``), oldest first, and ``current`` the one judged;
+    ``seconds`` the rough expected seconds per profile on a 2-core CPU (for ETAs); ``paper_settings`` one line on
+    what is run against what the paper ran.
+    """
+
     id: str
     paper: str  # short name of the seed paper (see PAPERS)
     where: str  # section / table / figure

@@ -277,7 +277,7 @@ class UserRep(Leaf):
 def so3_irrep(l: int, name: str | None = None, group=None) -> UserRep:
     """The real (2l+1)-dimensional irreducible representation of SO(3), built from its Lie algebra.
 
-    The spin-l matrices J_x, J_y, J_z (ladder operators, |m> for m = -l..l) give the anti-Hermitian
+    The spin-l matrices J_x, J_y, J_z (ladder operators, ``|m>`` for m = -l..l) give the anti-Hermitian
     generators -i J_a; a unitary change to the real basis (real spherical harmonics) makes them real
     antisymmetric.  They are assigned to ``SO(3).lie`` in its order (rotations in the planes 01, 02,
     12, i.e. L_z, -L_y, L_x), so ``so3_irrep(1)`` is equivalent to ``V``.  Printed as ``L{l}``.
@@ -321,8 +321,8 @@ def so3_irrep(l: int, name: str | None = None, group=None) -> UserRep:
 def regular_rep(group, name: str = "Reg", cap: int = 2000) -> UserRep:
     """The regular representation of a finite group: its elements permuted by left multiplication.
 
-    Of size |G| (at most ``cap``); every irrep appears in it as often as its dimension, so the
-    equivariant maps ``Reg >> Reg`` form a space of dimension |G|.
+    Of size ``|G|`` (at most ``cap``); every irrep appears in it as often as its dimension, so the
+    equivariant maps ``Reg >> Reg`` form a space of dimension ``|G|``.
 
     >>> from lab.groups import S
     >>> from lab.reps import V

@@ -83,6 +83,19 @@ PENDULUM_STEP_WEIGHTS = {"mlp": 1, "emlp": 18, "rpp": 20}
 
 @dataclass
 class RPPConfig(Config):
+    """The settings of a levels-of-symmetry run (``lab rpp``; Finzi's thesis, section 3.5.1, Figure 3.2): MLP, EMLP
+    and RPP-EMLP trained on one regime (``symmetry``: exact, approximate or misspecified) of ``task``, inertia or the
+    double spring pendulum, for ``seeds`` seeds each.
+
+    Its fields are declared with ``option(...)``.  ``task`` is the dispatch field: ``variant`` (the approximate
+    inertia's modified inertia, the authors' code or the thesis's formula) applies to inertia only, ``wind`` (the
+    approximate pendulum's eps) to the pendulum only, and both to the approximate regime only.  ``prior``,
+    ``prior_free`` and ``prior_equivariant`` set RPP-EMLP's objective (the thesis's MAP prior by default).  Settings
+    left None come from ``scale`` (``small``: fast defaults; ``paper``: the thesis's training, appendix A.2.3.1).
+    ``saved_settings`` reads a saved run's config as that run ran; ``check()`` refuses inconsistent settings and
+    data over the memory limit before any work.
+    """
+
     dispatch = "task"
 
     task: str = option("inertia", "the regression task (inertia) or the dynamics one (pendulum: Hamiltonian "

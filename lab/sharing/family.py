@@ -22,13 +22,26 @@ TASKS = tuple(TASK_DEFAULTS)
 
 @dataclass
 class SharingConfig(Config):
+    """The settings of a learned parameter-sharing run (``lab discover``, method 1 of Yeh et al.'s poster
+    "Equivariance Discovery by Learned Parameter-Sharing"): learn the sharing matrix A of vec(W) = A ψ by bi-level
+    optimisation on ``task``, for ``trials`` seeds, and score the snapped partition against the true one.
+
+    Its fields are declared with ``option(...)``.  ``task`` is the dispatch field: the options declared for one task
+    (``K``, ``blocks``, ``samples``, ``split`` and ``sigma`` for ``gaussian``; ``group``, ``rep_in`` and ``rep_out``
+    for ``group``; ``positions`` for ``sum``) apply to that task only.  ``steps``, ``lr``, ``restarts`` and
+    ``weight_decay`` left None take the task's defaults (``with_defaults``: the reference code's optimiser settings
+    where it has them).  The defaults are the poster's objective (entropy and nuclear-norm penalties) with argmax
+    snapping; ``merge`` and ``rank_penalty="columns"`` are named departures.  ``check()`` refuses inconsistent
+    gaussian settings and a group task that is not a permutation group or is over the size limits.
+    """
+
     dispatch = "task"
 
     task: str = option("gaussian", "gaussian, conv, group, sum: learn the sharing A (method 1); msr: meta-learn "
                        "a symmetry matrix U with sparsity (method 2)", choices=TASKS)
     K: int = option(5, "gaussian: weight entries", low=2, high=400, only=("gaussian",))
     blocks: int = option(3, "gaussian: true blocks", low=1, high=400, only=("gaussian",))
-    samples: int = option(100, "gaussian: |D|", low=4, high=1_000_000, only=("gaussian",))
+    samples: int = option(100, "gaussian: the number of samples", low=4, high=1_000_000, only=("gaussian",))
     split: float = option(0.3, "gaussian: training fraction r", low=0, high=1, positive=True, only=("gaussian",))
     sigma: float = option(1.0, "gaussian: noise level", low=0, only=("gaussian",))
     group: str = option("Z(4)", "group task: a permutation group", only=("group",))

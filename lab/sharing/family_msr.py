@@ -27,6 +27,18 @@ _RUNS = (("fc", "none"), ("msr", "none"), ("msr", None))
 
 @dataclass
 class MSRConfig(Config):
+    """The settings of a meta-learned sharing run (``lab discover --task msr``, method 2): meta-learn the symmetry
+    matrix U of vec(W) = U v (Zhou et al.) on locally connected task families, with proximal sparsity (the MSR
+    report), against the same meta-learner without sparsity and a fully connected one.
+
+    Its fields are declared with ``option(...)``; the defaults are Zhou et al.'s (1 support sample of 20 per task,
+    meta-batches of 32, Adam at 1e-3, 1000 outer steps, the report's exclusive prox) except ``n_in``, 12 inputs for
+    a quick run where Zhou et al. use 70.  ``lam`` is the sparsity weight λ (the prox step is λ times
+    ``outer_lr``), ``prox`` the report's one-shot shrinkage or the exact proximal map (the lab's option).  ``task``
+    has the one choice ``msr`` (the ``lab discover`` command picks the family by it).  ``check()`` refuses a filter
+    larger than the layer and a run whose memory estimate (``msr_bytes``) is over the limit.
+    """
+
     task: str = option("msr", "method 2: meta-learned symmetry matrix with sparsity", choices=("msr",))
     rank: int = option(1, "msr: rank of the filter basis (1 = convolution)", low=1, high=64)
     kernel: int = option(3, "msr: filter size", low=1, high=64)

@@ -30,6 +30,15 @@ VERSION = 2  # 2: leaves identified by value (user reps by their matrices), one 
 
 @dataclass
 class BlockResult:
+    """How one tensor block of a solved representation was solved (``Solution.blocks``, in the rep's block order).
+
+    ``label`` is the block's printed rep (``T(1,1)``), ``factors`` its bound leaf reps, ``size`` its entries and
+    ``rank`` the basis elements it contributes, found by ``solver``.  ``positions`` are the block's entries in the
+    rep's vec layout (None when the block is the whole rep in natural order) and ``column_offset`` is its first
+    column in the assembled basis ``Solution.Q``: the block's basis occupies rows ``positions`` and columns
+    ``column_offset`` to ``column_offset + rank - 1``.
+    """
+
     label: str
     factors: tuple[str, ...]
     size: int

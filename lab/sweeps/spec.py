@@ -107,6 +107,16 @@ def point_id(settings: dict) -> str:
 
 @dataclass
 class SweepSpec:
+    """A parsed sweep file (``parse_sweep``, ``load_sweep``): one experiment family over a grid of its options.
+
+    ``experiment`` names the family (or its command); ``fixed`` holds the settings every point shares, ``axes`` the
+    grid (option -> list of values; the sweep is their product, ``seeds`` becoming an axis ``seed``) and ``zips``
+    the groups of axes that vary together (lists of one length per group).  Option names are the configs' field
+    names.  ``size()`` counts the points from the lists' lengths alone, ``points()`` yields each point's settings
+    in a fixed order, and ``validate()`` checks the size against the limit and builds every point's config before
+    anything runs.
+    """
+
     experiment: str
     fixed: dict = field(default_factory=dict)
     axes: dict = field(default_factory=dict)  # name -> values (the product)
