@@ -49,14 +49,13 @@ autodoc_typehints = "signature"          # type hints shown in the signatures
 autodoc_typehints_format = "short"
 autodoc_preserve_defaults = True         # defaults as written (SIZES["x"], not the value)
 autodoc_default_options = {"members": True, "show-inheritance": True}
-autodoc_mock_imports: list[str] = []
 add_module_names = False
 smartquotes = False                      # "--merge" stays two hyphens (the texts name command-line flags)
 
 # ---------------------------------------------------------------- notebooks (myst-nb)
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
-nb_execution_mode = os.environ.get("LAB_DOCS_EXECUTE", "cache")  # "off": use the notebooks' stored outputs
+nb_execution_mode = os.environ.get("LAB_DOCS_EXECUTE", "cache")  # "off": not executed (kept without outputs)
 nb_execution_cache_path = os.environ.get("LAB_DOCS_CACHE", str(DOCS / "_build" / ".jupyter_cache"))
 nb_execution_timeout = 1800              # a hang guard per cell, as in tests/test_notebooks.py
 nb_execution_raise_on_error = True       # a notebook that fails fails the build

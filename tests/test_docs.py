@@ -34,20 +34,19 @@ def public_names(module) -> list[str]:
             and (inspect.isfunction(v) or inspect.isclass(v)) and getattr(v, "__module__", None) == module.__name__]
 
 
+def own_doc(obj) -> str:
+    """A function's or class's own docstring ("" if none: for a class an inherited one does not count, nor the
+    signature dataclasses write when the class has none; neither says anything about the class)."""
+    doc = (obj.__dict__.get("__doc__") if inspect.isclass(obj) else obj.__doc__) or ""
+    if inspect.isclass(obj) and doc.startswith(f"{obj.__name__}("):
+        return ""
+    return doc.strip()
+
+
 def undocumented(module) -> list[str]:
-    """The module's public functions and classes with no docstring of their own (an inherited one does not count:
-    a dataclass's generated signature or ``Exception``'s text says nothing about the class)."""
-    missing = []
-    for name in public_names(module):
-        obj = getattr(module, name)
-        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-            continue
-        doc = obj.__dict__.get("__doc__") if inspect.isclass(obj) else obj.__doc__
-        if inspect.isclass(obj) and doc and doc.startswith(f"{obj.__name__}("):
-            doc = None  # the signature dataclasses write when the class has no docstring
-        if not (doc and doc.strip()):
-            missing.append(f"{module.__name__}.{name}")
-    return missing
+    """The module's public functions and classes with no docstring of their own (``own_doc``)."""
+    return [f"{module.__name__}.{name}" for name in public_names(module)
+            if (inspect.isfunction(obj := getattr(module, name)) or inspect.isclass(obj)) and not own_doc(obj)]
 
 
 def test_the_reference_covers_the_public_api():
@@ -67,11 +66,7 @@ def test_every_family_config_and_run_function_is_documented():
 
     missing = []
     for fam in FAMILIES.values():
-        if not (fam.config.__dict__.get("__doc__") or "").strip() or \
-                fam.config.__doc__.startswith(f"{fam.config.__name__}("):
-            missing.append(f"{fam.name}: {fam.config.__qualname__}")
-        if not (fam.run.__doc__ or "").strip():
-            missing.append(f"{fam.name}: {fam.run.__qualname__}")
+        missing += [f"{fam.name}: {obj.__qualname__}" for obj in (fam.config, fam.run) if not own_doc(obj)]
         for o in fam.config.declarations():
             if not o.help.strip():
                 missing.append(f"{fam.name}: option {o.name}")

@@ -55,10 +55,9 @@ def _takes(o) -> str:
 
 def options_table(config) -> list[str]:
     """A config's options as a list-table: the command-line flag, the default, what it takes, its help."""
-    rows = [o for o in config.declarations()]
     out = [".. list-table::", "   :header-rows: 1", "   :widths: 18 12 25 45", "",
            "   * - option", "     - default", "     - takes", "     - what it sets"]
-    for o in rows:
+    for o in config.declarations():
         if o.positional:
             name = f"``{o.metavar or o.name.upper()}`` (positional)"
         else:
@@ -110,7 +109,7 @@ class TabsDirective(SphinxDirective):
         by_title = {f.title: f for f in FAMILIES.values()}
         w, h = README_SIZE
         lines: list[str] = []
-        for title, spec in PANES:
+        for title, _ in PANES:
             fam = by_title.get(title)
             lines += [title, "-" * len(title), ""]
             if fam is not None:
@@ -157,13 +156,13 @@ def cli_parser():
 
 def copy_notebooks(app) -> None:
     TUTORIALS.mkdir(exist_ok=True)
-    wanted = {p.name for p in NOTEBOOKS.glob("*.ipynb")}
-    for p in sorted(NOTEBOOKS.glob("*.ipynb")):
+    notebooks = sorted(NOTEBOOKS.glob("*.ipynb"))
+    for p in notebooks:
         target = TUTORIALS / p.name
         if not target.exists() or target.read_bytes() != p.read_bytes():
             shutil.copyfile(p, target)
     for stale in TUTORIALS.glob("*.ipynb"):
-        if stale.name not in wanted:
+        if stale.name not in {p.name for p in notebooks}:
             stale.unlink()
 
 
