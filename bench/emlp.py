@@ -1,6 +1,7 @@
 """Benchmark: an EMLP training step against a plain MLP of the same width, and against the EMLP library (issue 27).
 
     python bench/emlp.py [--emlp /path/to/emlp-venv/bin/python] [--repeats 7] [--batch 500] [--channels 384]
+                         [--widths 128,256,384]
                          [--layers 3] [--device cpu|cuda] [--breakdown] [--cuda-graph] [--out bench/results/emlp.json]
 
 At the thesis's size (3 layers, 384 channels, batch 500; appendix A.1.9) for O(5) ``2*V -> Scalar`` and O(3)
@@ -243,6 +244,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--channels", type=int, default=384)
+    ap.add_argument("--widths", default=None,
+                    help="comma list of channel counts: every case at each width, in one run (default: --channels)")
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--threads", type=int, default=None, help="torch's CPU threads (default: torch's own choice)")
     ap.add_argument("--device", default=None, help="cpu or cuda (default: the lab's choice, lab.device.pick_device)")
@@ -265,13 +268,15 @@ def main(argv=None) -> int:
         ap.error("--cuda-graph needs --device cuda")
 
     rows = []
-    print(f"one Adam step, batch {args.batch}, {args.layers} layers x {args.channels} channels, {args.device}, "
-          f"torch threads {torch.get_num_threads()} (medians of {args.rounds} x {args.repeats})")
-    print(f"{'case':<28} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'before':>7} {'build s':>8} {'emlp lib ms':>12} "
-          f"{'lib / lab':>9}  hidden rep; layer paths")
-    for name, group, rep_in, rep_out in CASES:
-        row = {"case": name, "group": group, "rep_in": rep_in, "rep_out": rep_out, "device": args.device,
-               **lab_case(group, rep_in, rep_out, args)}
+    widths = [int(w) for w in args.widths.split(",")] if args.widths else [args.channels]
+    print(f"one Adam step, batch {args.batch}, {args.layers} layers x {', '.join(map(str, widths))} channels, "
+          f"{args.device}, torch threads {torch.get_num_threads()} (medians of {args.rounds} x {args.repeats})")
+    print(f"{'case':<28} {'width':>5} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'before':>7} {'build s':>8} "
+          f"{'emlp lib ms':>12} {'lib / lab':>9}  hidden rep; layer paths")
+    for width, (name, group, rep_in, rep_out) in [(w, case) for w in widths for case in CASES]:
+        args.channels = width
+        row = {"case": name, "channels": width, "group": group, "rep_in": rep_in, "rep_out": rep_out,
+               "device": args.device, **lab_case(group, rep_in, rep_out, args)}
         lib = ""
         if args.emlp:
             row["emlp_library"] = emlp_case(args.emlp, group, args)
@@ -279,7 +284,7 @@ def main(argv=None) -> int:
             lib = f"{e['error'][:12]:>12} {'':>9}" if "error" in e else \
                 f"{1e3 * e['step_s']:12.0f} {e['step_s'] / row['emlp_step_s']:9.1f}"
         rows.append(row)
-        print(f"{name:<28} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
+        print(f"{name:<28} {width:>5} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
               f"{row['before_ratio']:7.2f} {row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}; "
               f"{' '.join(row['paths'])}", flush=True)
         if "emlp_graph_step_s" in row:
