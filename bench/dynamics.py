@@ -159,11 +159,10 @@ def _step_work(tr) -> tuple[list[tuple[int, int, int]], int]:
     return [(rows, i, o) for i, o in shapes], tr.R * rows * (forward + backward)
 
 
-def _matmul_seconds(tr, repeats: int = 9) -> float:
-    """Seconds of one step's matmuls alone: per layer, the forward ``bmm`` over the runs and its two backward
-    products, on the rows a step merges into one pass (``Trainer._merge_items``), in the trainer's dtype; the
-    fastest of ``repeats`` after one warm-up (a bound: the best this machine did)."""
-    shapes, _ = _step_work(tr)
+def _matmul_seconds(tr, shapes: list[tuple[int, int, int]], repeats: int = 9) -> float:
+    """Seconds of one step's matmuls alone (``shapes``: ``_step_work``'s per layer): the forward ``bmm`` over the
+    runs and its two backward products, on the rows a step merges into one pass (``Trainer._merge_items``), in the
+    trainer's dtype; the fastest of ``repeats`` after one warm-up (a bound: the best this machine did)."""
     R, dt = tr.R, tr.dtype
     rows_per_pass = min(tr._merge_items() * tr.config.batch_size, shapes[0][0])
     times = []
@@ -187,16 +186,15 @@ def bound(args) -> list:
     rows = []
     for experiment in args.experiments.split(","):
         for dtype in ("float64", "float32"):
-            tr = Trainer(DynamicsConfig(experiment=experiment, steps=10 ** 6, device="cpu", dtype=dtype,
-                                        **({"group": "S(6)", "rep": "T(2)"} if experiment == "custom" else {})))
+            tr = Trainer(DynamicsConfig(experiment=experiment, steps=10 ** 6, device="cpu", dtype=dtype))
             tr.train_step()  # warm-up
             steps = max(2, args.steps)
             t0 = time.perf_counter()
             for _ in range(steps):
                 tr.train_step()
             measured = steps / (time.perf_counter() - t0)
-            _, macs = _step_work(tr)
-            matmuls = _matmul_seconds(tr)
+            shapes, macs = _step_work(tr)
+            matmuls = _matmul_seconds(tr, shapes)
             row = dict(experiment=experiment, dtype=dtype, runs=tr.R, strategies=list(tr.config.strategies),
                        gflop_per_step=2 * macs / 1e9, matmul_gflops=2 * macs / 1e9 / matmuls,
                        steps_per_s=measured, bound_steps_per_s=1 / matmuls, share_of_bound=measured * matmuls,

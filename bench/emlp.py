@@ -274,18 +274,18 @@ def main(argv=None) -> int:
     print(f"{'case':<28} {'width':>5} {'EMLP ms':>8} {'MLP ms':>7} {'ratio':>6} {'before':>7} {'build s':>8} "
           f"{'emlp lib ms':>12} {'lib / lab':>9}  hidden rep; layer paths")
     for width, (name, group, rep_in, rep_out) in [(w, case) for w in widths for case in CASES]:
-        args.channels = width
+        at = argparse.Namespace(**{**vars(args), "channels": width})  # this width's settings; args stays as given
         row = {"case": name, "channels": width, "group": group, "rep_in": rep_in, "rep_out": rep_out,
-               "device": args.device, **lab_case(group, rep_in, rep_out, args)}
+               "device": args.device, **lab_case(group, rep_in, rep_out, at)}
         lib = ""
         if args.emlp:
-            row["emlp_library"] = emlp_case(args.emlp, group, args)
+            row["emlp_library"] = emlp_case(args.emlp, group, at)
             e = row["emlp_library"]
             lib = f"{e['error'][:12]:>12} {'':>9}" if "error" in e else \
                 f"{1e3 * e['step_s']:12.0f} {e['step_s'] / row['emlp_step_s']:9.1f}"
         rows.append(row)
-        print(f"{name:<28} {width:>5} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} {row['ratio']:6.2f} "
-              f"{row['before_ratio']:7.2f} {row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}; "
+        print(f"{name:<28} {width:>5} {1e3 * row['emlp_step_s']:8.1f} {1e3 * row['mlp_step_s']:7.1f} "
+              f"{row['ratio']:6.2f} {row['before_ratio']:7.2f} {row['build_s']:8.2f} {lib or '':>22}  {row['hidden']}; "
               f"{' '.join(row['paths'])}", flush=True)
         if "emlp_graph_step_s" in row:
             print(f"    CUDA graphs: EMLP {1e3 * row['emlp_graph_step_s']:.2f} ms, MLP {1e3 * row['mlp_graph_step_s']:.2f} "
