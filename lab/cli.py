@@ -306,20 +306,21 @@ def add_runs_parser(sub) -> None:
 
 def add_reproduce_parser(sub) -> None:
     """``lab reproduce``: every claim of the seed papers (``lab.reproduce``)."""
-    from .reproduce.claim import CLAIM_IDS
+    from .reproduce.claim import CLAIM_IDS, QUICK_MEASURED
 
     sp = sub.add_parser("reproduce", help="check the claims of the seed papers and write a report",
                         description="Measure every claim of the seed papers with the lab's own functions and write "
                                     "a report (report.html with the figures, report.json). --quick (default) runs "
-                                    "reduced settings in minutes on a laptop CPU, with at least three seeds or splits "
-                                    "wherever a threshold is judged; --full larger settings, the papers' own where "
+                                    "reduced settings (" + QUICK_MEASURED + "), each part judged on its draws "
+                                    "against its null (the report counts the draws per part); --full larger "
+                                    "settings, the papers' own where "
                                     "a 2-core machine can run them (each claim's paper_settings says what it ran "
                                     "against its paper) (hours on a CPU, minutes on a GPU), resumable: finished "
                                     "claims are kept in "
                                     "the output directory and not measured again (--fresh measures them again).")
     mode = sp.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="profile", action="store_const", const="quick",
-                      help="reduced settings, a few minutes on a 2-core CPU (the default)")
+                      help=f"reduced settings, {QUICK_MEASURED} (the default)")
     mode.add_argument("--full", dest="profile", action="store_const", const="full",
                       help="larger settings, the papers' own where they can run here (uses the GPU when present)")
     sp.set_defaults(profile="quick")

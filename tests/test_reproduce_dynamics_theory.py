@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from lab.reproduce import CLAIMS, load_claims
-from lab.reproduce.stats import Rule
+from lab.reproduce.stats import Rule, rejudge
 
 IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-aug-leaves-E", "dyn-penalty-hypothesis",
        "dyn-converse-counterexample")
@@ -51,7 +51,7 @@ def test_every_part_is_read_by_one_statistic_on_claim_and_null_draws(entries):
             assert all(math.isfinite(v) for v in p["replicates"] + p["null_replicates"]), cid
             assert len(set(p["null_replicates"])) > 1 and p["threshold"] not in p["null_replicates"], cid
             assert rule.judge(p["replicates"])[0] is p["holds"], (cid, p["name"])
-            assert rule.judge(p["null_replicates"])[0] is p["null_holds"], (cid, p["name"])
+            assert rejudge(p).separated is not p["null_holds"], (cid, p["name"])
         json.dumps(c["measured"], allow_nan=False)
 
 
@@ -60,12 +60,12 @@ def test_every_part_is_read_by_one_statistic_on_claim_and_null_draws(entries):
 def test_changed_criteria_keep_version_one_judged_on_this_run(entries):
     for cid in IDS[:4]:
         c = entries[cid]
-        assert c["criterion_version"] == 2, cid
-        (v1,) = c["criterion_history"]
-        assert v1["version"] == 1 and v1["date"] == "2026-11-25"
+        assert c["criterion_version"] == 3, cid
+        v1, v2 = c["criterion_history"]
+        assert v1["version"] == 1 and v1["date"] == "2026-11-25" and "statistics layer 1" in v2["why"]
         assert v1["verdict"] != "not judged by this run" and v1["why"], cid
-    assert entries["dyn-converse-counterexample"]["criterion_version"] == 1
-    assert entries["dyn-converse-counterexample"]["criterion_history"] == []
+    assert entries["dyn-converse-counterexample"]["criterion_version"] == 2  # version 1 under statistics layer 2
+    assert [h["version"] for h in entries["dyn-converse-counterexample"]["criterion_history"]] == [1]
     assert CLAIMS["dyn-penalty-hypothesis"].kind == "hypothesis"
     assert entries["dyn-penalty-hypothesis"]["kind"] == "hypothesis"
     assert CLAIMS["dyn-converse-counterexample"].kind == "claim"
@@ -141,6 +141,7 @@ def test_the_counterexample_matrices_read_by_autograd_as_the_appendix_states():
 
 
 def test_the_counterexample_claim_is_deterministic_and_its_null_varies():
+    from lab.dynamics import claims_theory as th
     from lab.reproduce.claim import Profile
 
     load_claims()
@@ -149,7 +150,8 @@ def test_the_counterexample_claim_is_deterministic_and_its_null_varies():
     assert [p.to_dict() for p in first.parts] == [p.to_dict() for p in again.parts]
     other = CLAIMS["dyn-converse-counterexample"].measure(Profile("quick", seed=5))
     for p, q in zip(first.parts, other.parts):
-        assert len(p.null_replicates) == 3 and len(set(p.null_replicates)) == 3
+        n = th.CONVERSE_DRAWS["quick"]
+        assert len(p.null_replicates) == n and len(set(p.null_replicates)) == n
         assert p.null_replicates != q.null_replicates  # another seed draws other random matrices
         assert p.replicates == pytest.approx(q.replicates, abs=1e-12)  # the matrices' margins do not depend on it
     assert first.holds is True  # exact: the appendix's matrices in any basis

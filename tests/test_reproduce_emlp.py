@@ -10,8 +10,9 @@ import math
 import pytest
 
 from lab.emlp import claims as emlp
-from lab.reproduce.runner import verdict_text
-from lab.reproduce.stats import Rule
+from lab.reproduce.claim import layer_text
+from lab.reproduce.parts import parts_verdict
+from lab.reproduce.stats import Rule, rejudge
 
 CID = "emlp-data-efficiency"
 
@@ -47,8 +48,9 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     assert "lab.emlp.claims" in CLAIM_MODULES and CID in CLAIM_IDS
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§2.7.1, Figure 2.5")
-    assert "orders of magnitude" in c.claim and c.criterion == emlp.CRITERION and c.null == emlp.NULL
-    v1, v2 = c.criteria
+    assert "orders of magnitude" in c.claim and c.criterion == layer_text(emlp.CRITERION) and c.null == emlp.NULL
+    v1, v2, v3 = c.criteria
+    assert v3.layer == 2 and v2.text == emlp.CRITERION
     assert (v1.version, v1.text, v1.date, v1.thresholds, v1.parts) == (1, emlp.CRITERION_V1, FIRST_REGISTERED, (),
                                                                        ())
     assert v2.version == 2 and v2.reason and v2.thresholds == (("log10_ratio_above", 0.0),)
@@ -99,8 +101,10 @@ def test_every_cell_is_a_part_judged_on_its_seeds():
         assert (p.holds, tuple(p.interval)) == (lambda r: (r[0], tuple(r[1])))(Rule(">", 0.0).judge(p.replicates))
     o5_30, o5_100, sc_30, sc_100 = out.parts
     assert o5_30.holds and o5_100.holds and sc_100.holds and not sc_30.holds  # one seed of three loses
-    assert not any(p.null_holds for p in out.parts)
-    assert out.holds is False and verdict_text("finished", out.holds, out.null.holds) == "does not hold"
+    # scattering N=30 straddles 0 and its reseeded null reads as much: not separated, so no power (not refuted)
+    assert [p.null_holds for p in out.parts] == [False, False, True, False]
+    assert [p.verdict for p in out.parts] == ["holds", "holds", "no power at these settings", "holds"]
+    assert out.holds is False and parts_verdict(out.parts) == "no power at these settings"
     assert out.criterion.endswith("met at 3, not met at scattering N=30") and out.measured["cells met"] == 3
     assert out.note.startswith("4 of Figure 2.5's 21 (task, size) cells judged, each on 3 seeds")
     # version 1, read on this run's seed means: scattering N=30's mean EMLP (0.767) is below both means (0.8)
@@ -115,8 +119,29 @@ def test_a_null_as_good_as_emlp_has_no_power():
     table[("o5", 100)]["null"] = list(table[("o5", 100)]["emlp"])  # a reseeded baseline as good as EMLP
     out = emlp.assess(_rows(table))
     assert out.holds is True and out.parts[1].null_holds is True and out.null.holds is True
-    assert verdict_text("finished", out.holds, out.null.holds) == "no power at these settings"
-    assert "the null passes at o5 N=100" in out.note
+    assert parts_verdict(out.parts) == "no power at these settings"
+    assert "the null is not separated from the claim at o5 N=100" in out.note
+
+
+def test_baselines_at_the_level_of_predicting_the_mean_leave_the_cell_without_power():
+    """Quick scattering's shape: MLP and MLP-Aug at the test MSE of predicting the training mean, EMLP below both:
+    the cell says only that EMLP beats the mean, so it has no power; O(5)'s baselines beat it by the margin."""
+    from lab.reproduce.parts import NO_POWER
+
+    means = {"o5": 40.0, "scattering": 0.8}
+    rows = [dict(r, mean_mse=means[r["task"]]) for r in _rows(TABLE)]
+    out = emlp.assess(rows, {"seeds": [0, 1, 2]})
+    by_cell = {p.name.split(":")[0]: p for p in out.parts}
+    for cell in ("scattering N=30", "scattering N=100"):
+        p = by_cell[cell]
+        assert p.baseline["beaten"] is False and p.baseline["mean ratio"] > emlp.BASELINE_MARGIN
+        assert p.verdict == NO_POWER and any("trivial baseline" in r for r in p.reasons)
+    o5 = by_cell["o5 N=100"]
+    assert o5.baseline["beaten"] and o5.baseline["ratios"] == pytest.approx([0.8 / 40, 0.6 / 40, 0.9 / 40], rel=1e-3)
+    assert "not beaten by that margin at scattering N=30, scattering N=100" in out.note
+    table = next(e for e in out.evidence if e["title"].startswith("The trivial baseline"))
+    assert [r[0] for r in table["rows"] if not r[-1]] == ["scattering N=30", "scattering N=100"]
+    json.dumps([p.to_dict() for p in out.parts], allow_nan=False)
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +160,7 @@ def test_the_quick_run_judges_every_cell_it_runs(claim_json):
     assert len(s["tasks"]) >= 2 and len(s["sizes"]) >= 2 and s["seeds"] == [0, 1, 2]
     assert c["measured"]["cells judged"] == len(cells) == s["cells judged"]
     assert [p["name"] for p in c["parts"]] == [emlp.part_name(t, n) for t, n in cells]
-    assert c["criterion_version"] == 2 and c["criterion_history"][0]["version"] == 1
+    assert c["criterion_version"] == 3 and c["criterion_history"][0]["version"] == 1
     assert c["paper_settings"].startswith(f"{len(cells)} of Figure 2.5's 21 cells")
     table = c["evidence"][0]["rows"]  # per cell and seed: the test MSEs and both statistics
     for p, (task, n) in zip(c["parts"], cells):
@@ -147,7 +172,7 @@ def test_the_quick_run_judges_every_cell_it_runs(claim_json):
             assert nv == pytest.approx(math.log10(min(mlp, aug) / null), abs=2e-3)
         # the verdict follows the rule on the replicates; the null is the same statistic on other draws
         assert p["holds"] == Rule(">", 0.0).judge(p["replicates"])[0]
-        assert p["null_holds"] == Rule(">", 0.0).judge(p["null_replicates"])[0]
+        assert rejudge(p).separated is not p["null_holds"]
         assert p["statistic"] == "log_ratio" and p["threshold"] == 0.0
         assert len(p["replicates"]) == len(p["null_replicates"]) == 3
         assert all(math.isfinite(v) and v != 0.0 for v in p["null_replicates"])

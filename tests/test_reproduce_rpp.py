@@ -11,7 +11,8 @@ import math
 import pytest
 
 from lab.rpp import claims as rc
-from lab.reproduce.stats import Rule
+from lab.reproduce.claim import layer_text
+from lab.reproduce.stats import Rule, rejudge
 
 CID = "rpp-regimes"
 
@@ -41,8 +42,9 @@ def test_the_claim_is_registered_with_both_versions(capsys):
     assert "lab.rpp.claims" in CLAIM_MODULES and CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-pendulum") + 1
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§3.5.1, Figure 3.2")
-    assert c.criterion == rc.CRITERION and c.null == rc.NULL and "approximate" in c.claim
-    assert [v.version for v in c.criteria] == [1, 2] and c.criteria[0].text == rc.CRITERION_V1
+    assert c.criteria[1].text == rc.CRITERION and c.null == rc.NULL and "approximate" in c.claim
+    assert c.criterion == layer_text(rc.CRITERION)  # version 3: version 2 judged by the statistics layer 2
+    assert [v.version for v in c.criteria] == [1, 2, 3] and c.criteria[0].text == rc.CRITERION_V1
     assert c.criteria[0].fingerprint() == registered()[CID]["1"]["fingerprint"]  # v1 kept as first registered
     assert c.current.parts == rc.PARTS and dict(c.current.thresholds) == {"on_par": 1.5, "better": 1.0}
     assert c.paper_settings
@@ -78,7 +80,7 @@ def test_median_ratio_and_the_statistic():
 def _recheck(p):
     """A part's verdicts re-applied from its own replicates by its rule."""
     rule = Rule("<", p.threshold)
-    assert p.holds == rule.judge(p.replicates)[0] and p.null_holds == rule.judge(p.null_replicates)[0]
+    assert p.holds == rule.judge(p.replicates)[0] and rejudge(p.to_dict()).separated is not p.null_holds
 
 
 def test_each_regime_is_a_part_with_its_own_null_read_by_the_same_statistic():
@@ -126,6 +128,29 @@ def test_each_failing_part_is_named(rpp, failing):
     assert [p.name for p in out.parts if not p.holds] == [failing]
 
 
+def test_models_that_do_not_beat_predicting_the_mean_leave_the_part_without_power():
+    """The trivial baseline reaches every part: the better of EMLP and the MLP must sit at most ``BASELINE_MARGIN``
+    times the test MSE of predicting the training mean (the quick runs: 0.75-0.8 times it)."""
+    from lab.reproduce.parts import NO_POWER
+
+    results = _results()
+    for k, v in results.items():
+        ref = [min(m, e) for m, e in zip(v["mlp"], v["emlp"])]
+        v["baseline"] = [x / (0.8 if k == ("inertia", "approximate") else 0.1) for x in ref]
+    out = rc.assess(results, NULLS, {"seeds": 3})
+    exact, approximate, misspecified = out.parts
+    assert approximate.baseline["beaten"] is False and approximate.baseline["mean ratio"] == pytest.approx(0.8)
+    assert approximate.verdict == NO_POWER and any("trivial baseline" in r for r in approximate.reasons)
+    assert exact.baseline["beaten"] and misspecified.baseline["beaten"] and exact.verdict != NO_POWER
+    assert approximate.baseline["margin"] == rc.BASELINE_MARGIN and "not beaten by that margin at inertia " \
+        "approximate" in out.note
+    table = next(e for e in out.evidence if e["title"].startswith("The trivial baseline"))
+    assert [r[:2] + r[-1:] for r in table["rows"]] == [["inertia", "exact", True], ["inertia", "approximate", False],
+                                                       ["inertia", "misspecified", True]]
+    json.dumps([p.to_dict() for p in out.parts], allow_nan=False)
+    assert rc.assess(_results(), NULLS).parts[0].baseline is None  # a run saved without it: as before
+
+
 def test_version_one_is_read_on_the_medians():
     assert rc.met("exact", rc.ON_PAR) and not rc.met("exact", rc.ON_PAR * 1.001)
     assert not rc.met("approximate", 1.0) and rc.met("approximate", 0.999)
@@ -148,6 +173,8 @@ def test_the_measure_at_tiny_settings_gives_the_same_numbers_twice(monkeypatch):
         _recheck(p)
         assert len(p.replicates) == len(p.null_replicates) == 3 and len(set(p.null_replicates)) > 1
     assert first.settings["inertia"]["epochs"] == 2 and first.settings["seeds"] == 3
+    assert all(len(p.baseline["baseline MSE"]) == 3 and p.baseline["what"] == rc.BASELINE_WHAT["inertia"]
+               for p in first.parts)  # predicting the mean, per seed, from the family's runs
     runs = next(e for e in first.evidence if e["kind"] == "table" and e["title"].startswith("Every run"))
     assert len(runs["rows"]) == 3 * (3 * 3 + 4)  # 3 seeds x (3 regimes x 3 models + the nulls: MLP, MLP + EMLP, EMLP)
 
@@ -164,10 +191,10 @@ def test_the_quick_run(quick_report):
     for p in c["parts"]:
         rule = Rule("<", p["threshold"])
         assert p["statistic"] == "rpp_over_better" and len(p["replicates"]) >= 3 and len(p["null_replicates"]) >= 3
-        assert p["holds"] == rule.judge(p["replicates"])[0] and p["null_holds"] == rule.judge(p["null_replicates"])[0]
+        assert p["holds"] == rule.judge(p["replicates"])[0] and rejudge(p).separated is not p["null_holds"]
         assert all(math.isfinite(x) for x in p["null_replicates"]) and len(set(p["null_replicates"])) > 1
         assert p["threshold"] not in p["null_replicates"]
-    assert c["criterion_version"] == 2 and [h["version"] for h in c["criterion_history"]] == [1]
+    assert c["criterion_version"] == 3 and [h["version"] for h in c["criterion_history"]] == [1, 2]
     assert c["paper_settings"].startswith("quick: inertia only")
     assert c["settings"]["approximate inertia"].startswith("the authors' code")
     boxes = c["evidence"][0]

@@ -97,8 +97,8 @@ def test_run_writes_report_and_resumes(fake_claims, tmp_path):
     assert a.holds is True and a.status == "finished" and not a.resumed
     assert b.status == "error" and b.note == "error: unexpected ValueError: boom"  # one line, run went on
     assert c.holds is None and CALLS == ["a", "b", "c"]
-    assert report.counts() == {"holds": 1, "does not hold": 0, "no power at these settings": 0, "no null check": 0,
-                               "no pass/fail form": 1, "error": 1}
+    assert report.counts() == {"holds": 1, "does not hold": 0, "not shown": 0, "no power at these settings": 0,
+                               "no null check": 0, "no pass/fail form": 1, "error": 1}
     assert a.null == {"baseline": "a ratio of 3", "measured": 3.0, "holds": False} and a.null_holds is False
     assert a.criterion == "ratio < 2" and a.verdict == "holds"
     # progress: weighted, monotone, ending at the total, the claim named in the message
@@ -220,17 +220,22 @@ def test_shared_runs_are_timed_apart_from_the_claim_that_asked_first(fake_claims
 
     for cid, fn in (("fake-a", first), ("fake-c", second)):
         CLAIMS[cid] = CLAIMS[cid].__class__(**{**CLAIMS[cid].__dict__, "measure": fn})
-    report = runner.run("fake-a,fake-c", out=tmp_path)
+    report = runner.run("fake-a,fake-c", out=tmp_path, run_id="run-1")
     a, c = report.results
-    assert a.seconds == 2.0 and c.seconds == 3.0
+    assert a.seconds == 2.0 and c.seconds == 3.0 and a.share_seconds == c.share_seconds == 50.0
     assert report.shared["the shared training"] == {"seconds": 100.0, "built_by": "fake-a",
                                                     "used_by": ["fake-a", "fake-c"]}
     assert a.shared == c.shared == [{"run": "the shared training", "seconds": 100.0, "built_by": "fake-a"}]
     assert "the shared training" in (tmp_path / "report.html").read_text()
     # read back from their files (a resumed run, or groups measured by other processes): the same shared run
     again = runner.run("fake-a,fake-c", out=tmp_path)
-    assert all(r.resumed for r in again.results)
+    assert all(r.resumed for r in again.results) and {r.provenance for r in again.results} == {"kept"}
     assert again.shared == report.shared
+    # read back by the run that measured them (a run's worker processes wrote the files): measured, shares kept
+    ticks = clock[0]
+    same = runner.run("fake-a,fake-c", out=tmp_path, run_id="run-1")
+    assert {r.provenance for r in same.results} == {"measured"} and clock[0] == ticks  # read, not measured again
+    assert [r.share_seconds for r in same.results] == [50.0, 50.0]
 
 
 def test_claims_are_grouped_by_the_runs_they_share():

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from lab.reproduce import load_claims
+from lab.reproduce.stats import rejudge
 
 IDS = ("share-conv-exact", "share-gaussian-gap-bound", "share-gaussian-pd", "share-sum", "share-group")
 EXACT_IDS = ("share-conv-exact", "share-sum", "share-group")
@@ -52,7 +53,7 @@ def test_every_claim_keeps_its_first_criterion_and_declares_a_second():
              "share-gaussian-pd": sharing.PD_V1, "share-sum": sharing.SUM_V1, "share-group": sharing.GROUP_V1}
     for cid in IDS:
         c = CLAIMS[cid]
-        assert [v.version for v in c.criteria] == [1, 2], cid
+        assert [v.version for v in c.criteria] == [1, 2, 3] and c.criteria[2].layer == 2, cid
         assert c.criteria[0].text == first[cid] and c.criteria[0].date == "2026-11-25", cid
         assert c.criteria[1].reason and c.criteria[1].parts and c.criteria[1].date == "2026-11-27", cid
         assert c.paper_settings, cid
@@ -60,12 +61,13 @@ def test_every_claim_keeps_its_first_criterion_and_declares_a_second():
 
 def test_the_exact_rule_accepts_only_zero_at_every_draw():
     """Partition distances are whole numbers: the interval rule below EXACT holds for all-zero draws and fails as
-    soon as one draw of up to 20 is 1 (the bootstrap interval's top is then at least 1/n)."""
+    soon as one draw of up to 20 is 1 (the t-interval's top is then above the mean 1/n); one draw makes no interval."""
     from lab.sharing.claims import EXACT
     from lab.reproduce.stats import Rule
 
     rule = Rule("<", EXACT)
-    for n in (1, 3, 10, 20):
+    assert rule.judge([0]) == (False, (rule.judge([0])[1][0], rule.judge([0])[1][1]))  # nan: no interval
+    for n in (3, 10, 20):
         assert rule.judge([0] * n)[0] is True
         assert rule.judge([0] * (n - 1) + [1])[0] is False, n
 
@@ -138,8 +140,9 @@ class TestQuick:
         assert set(claims) == set(IDS)
         for cid, c in claims.items():
             json.dumps(c, allow_nan=False)
-            assert c["criterion_version"] == 2 and c["paper_settings"], cid
-            (v1,) = c["criterion_history"]
+            assert c["criterion_version"] == 3 and c["paper_settings"], cid
+            v1, v2 = c["criterion_history"]
+            assert v2["version"] == 2 and "statistics layer 1" in v2["why"]
             assert v1["version"] == 1 and v1["criterion"] == load_claims()[cid].criteria[0].text
             assert v1["why"] and v1["verdict"] != "not judged by this run", cid
             assert c["settings"]["merge"] is False and c["settings"]["rank_penalty"] == "nuclear"
@@ -149,11 +152,10 @@ class TestQuick:
                 rule = _rule(p)
                 vals, nulls = p["replicates"], p["null_replicates"]
                 assert len(nulls) >= 3, (cid, p["name"])
-                if cid not in EXACT_IDS:
-                    assert len(vals) >= 3, (cid, p["name"])
-                # the verdicts follow the rule on the replicates, claim and null alike
+                assert len(vals) >= 3, (cid, p["name"])
+                # the verdicts follow the layer on the recorded draws: the threshold on the claim's, separation
                 assert rule.judge(vals)[0] == p["holds"], (cid, p["name"])
-                assert rule.judge(nulls)[0] == p["null_holds"], (cid, p["name"])
+                assert rejudge(p).separated is not p["null_holds"], (cid, p["name"])
                 assert all(math.isfinite(float(v)) for v in nulls), (cid, p["name"])
                 assert len(set(map(float, nulls))) > 1, (cid, p["name"])  # the null's draws vary
                 assert all(float(v) != p["threshold"] for v in nulls), (cid, p["name"])

@@ -14,6 +14,7 @@ from lab.basis import claims as ranks
 from lab.reproduce.claim import CLAIM_IDS, Profile
 from lab.reps.parse import parse_rep
 from lab.solvers.krylov import krylov_basis
+from lab.reproduce.stats import rejudge
 
 
 def _block(group, rep):
@@ -126,7 +127,7 @@ def test_krylov_claim_reads_three_starts_against_the_truncated_runs(krylov_outco
     assert p.statistic == "worst_log_residual" and p.threshold == math.log10(krylov.FLOOR)
     assert len(p.replicates) == len(p.null_replicates) == 3 and len(set(p.null_replicates)) > 1
     rule = Rule("<", p.threshold)
-    assert rule.judge(p.replicates)[0] is p.holds and rule.judge(p.null_replicates)[0] is p.null_holds
+    assert rule.judge(p.replicates)[0] is p.holds and rejudge(p.to_dict()).separated is not p.null_holds
     # the truncated reading of a run can never be below its full reading (the same curve, fewer iterations)
     assert all(n >= c for c, n in zip(p.replicates, p.null_replicates))
     assert o.criterion == o.settings["criterion"] == krylov.CRITERION_V2 and "300" in o.criterion
@@ -151,7 +152,7 @@ def test_ranks_criterion_and_its_null():
     from lab.reproduce import load_claims
 
     c = load_claims()["ranks-thesis"]
-    assert [v.version for v in c.criteria] == [1, 2] and c.criteria[0].text == ranks.CRITERION
+    assert [v.version for v in c.criteria] == [1, 2, 3] and c.criteria[0].text == ranks.CRITERION
     assert ranks.every_rank_agrees({"agree": 3, "cases": 3})
     assert not ranks.every_rank_agrees({"agree": 2, "cases": 3})
     assert ranks.fraction_agreeing([(1, 1), (2, 2), (3, 4)]) == pytest.approx(2 / 3)
@@ -196,13 +197,14 @@ def test_on_the_quick_run_the_thesis_parts_follow_their_rules(quick_report):
         (p,) = c["parts"]
         assert len(p["replicates"]) == len(p["null_replicates"]) == 3, cid
         rule = Rule(p["op"], p["threshold"])
-        assert rule.judge(p["replicates"])[0] is p["holds"] and rule.judge(p["null_replicates"])[0] is p["null_holds"]
-        assert [h["version"] for h in c["criterion_history"]] == [1], cid
-    c = claims["thesis-krylov-scaling"]  # v1 only: no earlier version; timed, so its exponents are not asserted
+        assert rule.judge(p["replicates"])[0] is p["holds"] and rejudge(p).separated is not p["null_holds"]
+        assert [h["version"] for h in c["criterion_history"]] == [1, 2], cid
+    c = claims["thesis-krylov-scaling"]  # v1, then v2 under layer 2; timed, so its exponents are not asserted
     (p,) = c["parts"]
-    assert len(p["replicates"]) == len(p["null_replicates"]) == 3 and c["criterion_history"] == []
+    assert len(p["replicates"]) == len(p["null_replicates"]) == 3
+    assert [h["version"] for h in c["criterion_history"]] == [1]
     rule = Rule(p["op"], p["threshold"])
-    assert rule.judge(p["replicates"])[0] is p["holds"] and rule.judge(p["null_replicates"])[0] is p["null_holds"]
+    assert rule.judge(p["replicates"])[0] is p["holds"] and rejudge(p).separated is not p["null_holds"]
     assert c["measured"]["ranks agree (Krylov = dense = 5)"] is True
     # exact, deterministic facts: every rank agrees with its independent value, the Rubik's cube's among them
     assert claims["ranks-thesis"]["parts"][0]["replicates"] == [1.0, 1.0, 1.0]
@@ -231,7 +233,7 @@ def test_scaling_claim_times_both_solvers_on_the_same_cases():
     assert p.statistic == "time_exponent" and p.threshold == pytest.approx(4 / 3)
     assert len(p.replicates) == len(p.null_replicates) == 3 and len(set(p.null_replicates)) > 1
     rule = Rule("<", p.threshold)
-    assert rule.judge(p.replicates)[0] is p.holds and rule.judge(p.null_replicates)[0] is p.null_holds
+    assert rule.judge(p.replicates)[0] is p.holds and rejudge(p.to_dict()).separated is not p.null_holds
     assert o.measured["ranks agree (Krylov = dense = 5)"] is True and o.measured["sizes n"] == [216, 512, 1000]
     table = o.evidence[1]
     assert [r[2] for r in table["rows"]] == [r[3] for r in table["rows"]] == [5, 5, 5]

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
-from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, part
-from ..reproduce.stats import Rule
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim
+from ..reproduce.stats import Rule, part
 
 #: the caption's numbers: r_max and the iterations within which X reaches floating point precision
 R_MAX, ITERATIONS = 20, 300
@@ -141,7 +141,9 @@ def _complex(group, factors) -> bool:
                            parts=(PART,))),
        paper_settings="the lab's Krylov solver (heavy-ball momentum, as the thesis's reference code) on 6 (quick) or "
                       "12 (full) group / tensor cases, r_max = 20, 300 iterations, 3 Gaussian starts (the thesis: "
-                      "Figure A.1, its groups and curves not in the seed text)")
+                      "Figure A.1, its groups and curves not in the seed text)",
+       chosen_on=("the thesis's caption (Figure A.1: r_max = 20, 300 iterations); quick runs 6 of the 12 cases, for "
+                  "time; not tuned on outcomes (no record of tuning)"))
 def measure(profile):
     from ..groups import parse_group
     from ..reps.parse import parse_rep
@@ -325,7 +327,9 @@ def _timed(fn):
                            parts=(SCALING_PART,)),),
        paper_settings="S(m) on T(3) at m = 6, 8, 10 (quick; full: 8-16), the lab's Krylov solver (heavy-ball "
                       "momentum) against its dense SVD, timed as one thread's CPU seconds (the thesis states the "
-                      "bound and its cost argument; it prints no timing of this case)")
+                      "bound and its cost argument; it prints no timing of this case)",
+       chosen_on=("S(m) on T(3) at m = 6, 8, 10 (full: 8-16), sizes cut for time; not tuned on outcomes (no record "
+                  "of tuning)"))
 def measure_scaling(profile):
     from statistics import median_high
 

@@ -32,8 +32,8 @@ import functools
 import math
 from fractions import Fraction
 
-from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge, part
-from ..reproduce.stats import Rule
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge
+from ..reproduce.stats import Rule, null_words, part
 
 #: the learning rates of the authors' code (train_permutation.py 1e-4, train_translation.py and
 #: train_rotation.py 1e-5, train_different_groups.py 5e-5); the paper's "the learning rate is equal to ..." lost
@@ -553,7 +553,7 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
                f"{the_part.measured:.2f}, 95 % interval [{lo:.2f}, {hi:.2f}], to lie wholly below "
                f"{RATIO_LOG10_MAX:g}); Nom from other A0s in Aug's place reads "
                f"{', '.join(f'{v:.2f}' for v in the_part.null_replicates)} "
-               f"(interval [{nlo:.2f}, {nhi:.2f}]), so the part " +
+               f"(interval [{nlo:.2f}, {nhi:.2f}]), {null_words(the_part)}, so the part " +
                ("cannot tell augmentation from run-to-run variation at these settings. " if the_part.null_holds else
                 "tells augmentation from run-to-run variation. ") +
                f"The ratio of the final medians (v1's reading): (Aug/Nom)^2 = {squared:.3g} (norm ratio {ratio:.3g}). ")
@@ -593,7 +593,10 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
        "orders of magnitude.", paper_value="several orders of magnitude (of the plotted squared norm)",
        seconds={"quick": 6, "full": 900}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Perm preset, 3 runs (the paper: 30 runs, 50 epochs, L = 25, lr 1e-4, "
-                      "1000 graphs); full: the paper's")
+                      "1000 graphs); full: the paper's",
+       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+                  "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
+                  "docstring)"))
 def perm_aug_vs_nom(profile) -> Outcome:
     return _ratio_claim(profile, "perm")
 
@@ -603,7 +606,10 @@ def perm_aug_vs_nom(profile) -> Outcome:
        "orders of magnitude.", paper_value="several orders of magnitude (of the plotted squared norm)",
        seconds={"quick": 11, "full": 1800}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Trans preset on 8 x 8 digits, 3 runs (the paper: MNIST 14 x 14, 30 "
-                      "runs, 50 epochs, L = 25, lr 1e-5); full: the paper's")
+                      "runs, 50 epochs, L = 25, lr 1e-5); full: the paper's",
+       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+                  "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
+                  "docstring)"))
 def trans_aug_vs_nom(profile) -> Outcome:
     return _ratio_claim(profile, "trans")
 
@@ -751,7 +757,10 @@ def _shift_draws(trainer) -> list[dict]:
        seconds={"quick": 37, "full": 1800}, criterion=ROT_CRITERION_V2,
        null=f"(a) {ROT_NULL_NEAR}; (b) {ROT_NULL_SMALL}", criteria=ROT_CRITERIA,
        paper_settings="quick: the lab's small Perm, Trans (8 x 8 digits) and Rot (10 x 10 shapes) presets, 3 runs "
-                      "each (the paper: 30 runs, 50 epochs, L = 25, Rot on 14 x 14 shapes); full: the paper's")
+                      "each (the paper: 30 runs, 50 epochs, L = 25, Rot on 14 x 14 shapes); full: the paper's",
+       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+                  "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
+                  "docstring)"))
 def rot_aug_near_nom(profile) -> Outcome:
     names = ("perm", "trans", "rot")
     mains, others, rows = {}, {}, []
@@ -848,7 +857,7 @@ def rot_aug_near_nom(profile) -> Outcome:
                      f"95 % interval [{p.interval[0]:.2f}, {p.interval[1]:.2f}]; {p.rule}); "
                      f"{'met' if p.holds else 'not met'}; its null reads "
                      f"{', '.join(f'{v:.2f}' for v in p.null_replicates)} ("
-                     f"{'meets the rule too: no power at these settings' if p.null_holds else 'fails the rule'}). ")
+                     f"{null_words(p)}). ")
     if not near.holds:
         words.append(
             "The lab draws rotations uniformly from C4, as the paper's text says: then Aug's expected gradient at an "
@@ -1015,7 +1024,9 @@ def log10_rot_over_largest_other(draw: dict) -> float:
                     "rot": "1/4"}, seconds={"quick": 1, "full": 30}, criterion=RELDIM_CRITERION_V2,
        null=f"(a) {RELDIM_NULL_EXACT}; (b) {RELDIM_NULL_ROT}", criteria=RELDIM_CRITERIA,
        paper_settings="exact dimension counts at the paper's sizes (the authors' code: Perm n = 10 with 32 and 64 "
-                      "channels, Trans and Rot N = 14) and at the lab's paper and small scales; nothing is trained")
+                      "channels, Trans and Rot N = 14) and at the lab's paper and small scales; nothing is trained",
+       chosen_on=("nothing trained or tuned: exact dimension counts at the paper's sizes (the authors' code) and at "
+                  "the lab's paper and small scales"))
 def relative_dimensions(profile) -> Outcome:
     from .experiments import build
     from .model import BatchedMLP
@@ -1078,7 +1089,7 @@ def relative_dimensions(profile) -> Outcome:
         if scale == "paper":
             lab_ratio = ratios
     exact = part(RELDIM_PART_EXACT, closed_form_mismatch, exact_draws, exact_null, Rule("<", RELDIM_EXACT_MAX),
-                 RELDIM_NULL_EXACT)
+                 RELDIM_NULL_EXACT, exact=True)
     apart = part(RELDIM_PART_ROT, log10_rot_over_largest_other, ratio_draws, ratio_null,
                  Rule(">", RELDIM_LOG10_MARGIN), RELDIM_NULL_ROT)
     measured = {"paper_sizes": sizes, "lab_paper_scale": lab_ratio, "lab_small_scale": ratio_draws[2],
@@ -1097,14 +1108,14 @@ def relative_dimensions(profile) -> Outcome:
             f"Part {exact.name}: the largest relative difference is {max(exact.replicates):.3g} over the "
             f"{len(exact.replicates)} (experiment, size) draws; held against another group's solver on the same "
             f"spaces it reads {', '.join(f'{v:.3g}' for v in exact.null_replicates)} "
-            + ("(the solver does not tell the groups apart: no power). " if exact.null_holds else
-               "(so the agreement is specific to the group). ") +
+            + (f"({null_words(exact)}: the solver does not tell the groups apart). " if exact.null_holds else
+               f"({null_words(exact)}: the agreement is specific to the group). ") +
             f"Part {apart.name}: log10 of Rot's ratio over the larger of the others is "
             f"{', '.join(f'{v:.2f}' for v in apart.replicates)} at the paper's, the lab's paper and small sizes; with "
             f"Rot's architecture under translations in Rot's place, "
             f"{', '.join(f'{v:.2f}' for v in apart.null_replicates)} "
-            + ("(its architecture alone sets Rot apart: no power)." if apart.null_holds else
-               "(so the group, not the architecture, sets Rot apart)."))
+            + (f"({null_words(apart)}: its architecture alone sets Rot apart)." if apart.null_holds else
+               f"({null_words(apart)}: the group, not the architecture, sets Rot apart)."))
     return Outcome(
         measured=measured, parts=[exact, apart], history=history,
         replicates={"what": "3 experiments x 3 sizes (exact counts; the null: another group on the same spaces)",
@@ -1226,7 +1237,9 @@ def kendall_tau_with_paper_order(draw: dict) -> float:
        paper_value="Rot > OneDTrans > Trans > TransRot", seconds={"quick": 91, "full": 3600},
        criterion=E2_CRITERION_V2, null=E2_NULL_V2, criteria=E2_CRITERIA,
        paper_settings="quick: the small Trans preset on 125 8 x 8 digits, 3 runs per group (the paper: MNIST 14 x 14, "
-                      "30 runs, 50 epochs, L = 25, lr 5e-5); full: the paper's")
+                      "30 runs, 50 epochs, L = 25, lr 5e-5); full: the paper's",
+       chosen_on=("the lab's small Trans preset (lab/dynamics/paper.py SMALL) on 125 digits, set for training "
+                  "speed; nothing chosen on the outcome (module docstring)"))
 def e2_ordering(profile) -> Outcome:
     from .experiments import reldim_groups
 
@@ -1316,7 +1329,7 @@ def e2_ordering(profile) -> Outcome:
             f"(mean {the_part.measured:.2f}, 95 % interval [{lo:.2f}, {hi:.2f}], to lie wholly above {E2_TAU_MIN:g}): "
             + ("met. " if holds else "not met. ") +
             f"Nom from other A0s in Aug's place reads {', '.join(f'{v:.2f}' for v in the_part.null_replicates)} ("
-            + ("meets the rule too: no power at these settings). " if the_part.null_holds else "fails the rule). ") +
+            + f"{null_words(the_part)}). " +
             f"The order of the final medians (v1's reading) is {' > '.join(order)} against the paper's "
             f"{' > '.join(E2_ORDER)}. "
             "With uniform draws (the paper's text) Aug's expected gradient at an equivariant point lies in E and its "

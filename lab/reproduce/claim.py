@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -20,7 +21,7 @@ from typing import Any, Callable
 from ..errors import LabError
 from ..experiments import FAMILIES as _FAMILIES
 from ..experiments.plugins import papers as _papers
-from .stats import Rule
+from .parts import LAYER, Part, _json_value
 
 PROFILES = ("quick", "full")
 
@@ -89,91 +90,18 @@ def judge(criterion: Callable[[Any], bool], measured, baseline: str, null_measur
     return bool(criterion(measured)), Null(baseline, null_measured, bool(criterion(null_measured)))
 
 
-def _json_value(v):
-    """``v`` as plain JSON (numpy scalars and tuples become numbers and lists)."""
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_value(x) for x in v]
-    if hasattr(v, "item") and callable(v.item):
-        try:
-            return v.item()
-        except (ValueError, TypeError):
-            return v
-    return v
+def part(*args, **kwargs) -> Part:
+    """``lab.reproduce.stats.part`` under its first name: claim modules written before the statistics layer 2 import
+    ``part`` from here.  This light module (the command line's ``--help`` reads it) keeps numpy and scipy out, so the
+    layer is imported when a claim is measured, not when the lab starts."""
+    from .stats import part as judged_part  # the heavy layer: only when a claim is measured
 
-
-@dataclass
-class Part:
-    """One part of a claim's criterion, judged on its own: the same ``statistic`` read on the claim's draws and on
-    its null's draws (a competing explanation measured by the same code: a reseeded or shuffled replicate, a pruned
-    baseline, the untrained model, the other setting), each judged by the same ``rule``.
-
-    ``holds``: the rule on the claim's replicates; ``null_holds``: the same rule on the null's (True: the part
-    cannot tell the claim from its null at these settings); ``measured`` / ``null_measured``: the replicates' mean
-    (or, for an ``"all"`` rule, how many replicates met it); ``interval`` / ``null_interval``: the 95 % interval
-    the rule judged (``lab.reproduce.stats``)."""
-
-    name: str
-    holds: bool | None
-    measured: Any = None
-    null_holds: bool | None = None
-    null_measured: Any = None
-    null: str = ""  # the competing explanation, in words
-    statistic: str = ""  # what is read on every draw, claim and null alike (the function's name)
-    rule: str = ""  # the rule in words, with its threshold
-    threshold: float | None = None
-    op: str = ""  # the rule's kind: ">", "<" or "all" (``lab.reproduce.stats.Rule``)
-    replicates: list = field(default_factory=list)  # the statistic per claim draw
-    null_replicates: list = field(default_factory=list)  # the statistic per null draw
-    interval: list | None = None
-    null_interval: list | None = None
-
-    def to_dict(self) -> dict:
-        return _json_value({"name": self.name, "holds": self.holds, "null_holds": self.null_holds,
-                            "measured": self.measured, "null_measured": self.null_measured, "null": self.null,
-                            "statistic": self.statistic, "rule": self.rule, "threshold": self.threshold,
-                            "op": self.op,
-                            "replicates": self.replicates, "null_replicates": self.null_replicates,
-                            "interval": self.interval, "null_interval": self.null_interval})
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Part":
-        keys = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in d.items() if k in keys})
-
-
-def part(name: str, statistic: Callable[[Any], Any], draws, null_draws, rule: Rule, null: str) -> Part:
-    """A ``Part`` read by one code path: ``statistic(draw)`` for every claim draw and every null draw (seeds,
-    splits: the null gets as many draws as the claim), both judged by ``rule`` (``Rule(">", t)``, ``Rule("<", t)``
-    on the 95 % interval of the mean, or ``Rule("all")``).
-
-    >>> p = part("(a) above zero", float, [0.3, 0.4, 0.5], [0.1, -0.2, 0.05], Rule(">", 0.0), "a reseeded twin")
-    >>> p.holds, p.null_holds, round(p.measured, 9), p.statistic
-    (True, False, 0.4, 'float')
-    """
-    from .stats import mean
-
-    values = [_json_value(statistic(d)) for d in draws]
-    null_values = [_json_value(statistic(d)) for d in null_draws]
-    holds, iv = rule.judge(values)
-    null_holds, null_iv = rule.judge(null_values) if null_values else (None, None)
-
-    def point(vals):
-        if not vals:
-            return None
-        if rule.op == "all":
-            return f"{sum(bool(v) for v in vals)} of {len(vals)}"
-        return mean(vals)
-
-    return Part(name, bool(holds), point(values), None if null_holds is None else bool(null_holds),
-                point(null_values), null, getattr(statistic, "__name__", str(statistic)), rule.text, rule.threshold,
-                rule.op, values, null_values, None if iv is None else list(iv),
-                None if null_iv is None else list(null_iv))
+    return judged_part(*args, **kwargs)
 
 
 def parts_met(parts) -> bool | None:
-    """The criterion over its parts: False if any part fails, None if any has no pass/fail form, else True."""
+    """The criterion's threshold reading over its parts: False if any part's interval does not clear its threshold,
+    None if any has no pass/fail form, else True (the verdict also needs power: ``parts_verdict``)."""
     states = [p.holds for p in parts]
     if any(s is False for s in states):
         return False
@@ -181,8 +109,8 @@ def parts_met(parts) -> bool | None:
 
 
 def parts_null(parts) -> Null:
-    """The claim's null, part by part: it "holds" (no power) as soon as one part's null meets that part; a part
-    without a null counts as no null check (see ``runner.verdict_text``)."""
+    """The claim's null, part by part: it "holds" (no power) as soon as one part's claim is not separated from its
+    null; a part without a null counts as no null check (see ``runner.verdict_text``)."""
     states = [p.null_holds for p in parts]
     holds = True if any(s is True for s in states) else (None if any(s is None for s in states) else False)
     return Null("; ".join(f"{p.name}: {p.null}" for p in parts),
@@ -202,15 +130,51 @@ class Criterion:
     reason: str = ""
     thresholds: tuple = ()  # ((name, value), ...)
     parts: tuple = ()  # the parts' names
+    layer: int = 1  # the statistics layer that judges it (``LAYER``)
 
     def fingerprint(self) -> str:
-        data = json.dumps([self.text, [[str(k), v] for k, v in self.thresholds], list(self.parts)],
-                          sort_keys=True, default=str)
+        fields = [self.text, [[str(k), v] for k, v in self.thresholds], list(self.parts)]
+        if self.layer != 1:  # a version judged by another layer is another criterion (layer 1's prints kept)
+            fields.append({"layer": self.layer})
+        data = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict:
         return {"version": self.version, "criterion": self.text, "date": self.date, "reason": self.reason,
-                "thresholds": {str(k): v for k, v in self.thresholds}, "parts": list(self.parts)}
+                "thresholds": {str(k): v for k, v in self.thresholds}, "parts": list(self.parts),
+                "layer": self.layer}
+
+
+#: what ``lab reproduce --quick`` took when last measured (``lab reproduce --help`` says it; re-measure with
+#: ``/usr/bin/time lab reproduce --quick --fresh`` on 2 idle cores when claims change)
+QUICK_MEASURED = "measured 9 minutes wall on 2 idle cores, 2026-12-02"
+
+LAYER_DATE = "2026-12-02"
+LAYER_NOTE = (" Judged by statistics layer 2: each interval a t-interval on n - 1 degrees of freedom at the level "
+              "printed beside it, and each part separated from its null (the claim - null interval excludes zero).")
+
+
+def layer_text(text: str) -> str:
+    """A criterion written for layer 1 in layer 2's words: its "95 % (bootstrap) interval" is the layer's t-interval,
+    and the separation from the null is said (the text of the new version ``claim`` registers, and the criterion a
+    measurement states with its numbers).
+
+    >>> layer_text("the 95 % bootstrap interval of its mean wholly above 0")[:53]
+    'the 95 % t-interval of its mean wholly above 0 Judged'
+    """
+    if not text or text.endswith(LAYER_NOTE):
+        return text
+    text = re.sub(r"95 % (?:percentile[- ])?bootstrap interval", "95 % t-interval", text)
+    return re.sub(r"95 % interval", "95 % t-interval", text) + LAYER_NOTE
+
+
+LAYER_REASON = ("statistics layer 2 (issue 62): the threshold read on a t-interval on n - 1 degrees of freedom at its "
+                "real level (layer 1's percentile bootstrap of three draws was their range, about a 75 % interval, "
+                "printed as 95 %); the claim must be separated from its null on the same statistic (claim - null "
+                "interval excludes zero), no longer the null read against the threshold; four verdicts (holds, does "
+                "not hold only when the interval lies wholly on the wrong side, not shown when it straddles, no "
+                "power); "
+                "non-finite draws are invalid, never counted for or against the claim")
 
 
 #: the date the criteria that predate versioning were first registered (the claims of issues 18-33)
@@ -227,7 +191,10 @@ class Claim:
     ``criterion`` and ``null`` put the criterion and the baseline it must fail in words; ``criteria`` holds every
     registered version of the criterion (``Criterion``), oldest first, and ``current`` the one judged;
     ``seconds`` the rough expected seconds per profile on a 2-core CPU (for ETAs); ``paper_settings`` one line on
-    what is run against what the paper ran.
+    what is run against what the paper ran; ``chosen_on`` how the settings were chosen (on seeds apart from the
+    verdict seeds, from the paper, or -- declared -- after reading verdict-seed outcomes); ``paper_numbers`` the
+    paper's own printed numbers, each read by the claim's statistic against its threshold (``paper_reading``: a
+    criterion the paper's own numbers fail is a criterion to change).
     """
 
     id: str
@@ -242,6 +209,8 @@ class Claim:
     null: str = ""  # the baseline the criterion must fail, in words
     criteria: tuple = ()  # every registered version (Criterion), oldest first; the last is judged
     paper_settings: str = ""  # one line: what is run against what the paper ran
+    chosen_on: str = ""  # how the quick profile's settings were chosen: "seeds 100-102", "the paper", ...
+    paper_numbers: tuple = ()  # the paper's printed numbers read by the criterion (``paper_reading``)
 
     @property
     def current(self) -> "Criterion":
@@ -314,15 +283,32 @@ CLAIM_IDS = ("dyn-equi-in-E", "dyn-aug-follows-equi-exact-orbit", "dyn-perm-aug-
              "msr-benefit-grows-with-complexity", "thesis-krylov-scaling")
 
 
+def paper_reading(part: str, printed, statistic: Callable[[Any], float], op: str, threshold: float,
+                  source: str) -> dict:
+    """The paper's printed numbers (``printed``, in the form the claim's ``statistic`` reads a draw) read by that
+    statistic against the part's threshold: {"part", "printed", "value", "op", "threshold", "meets", "source"}.
+
+    >>> paper_reading("(a) gain", {"simple": -52.3, "complex": -33.6}, lambda d: d["simple"] - d["complex"], "<",
+    ...               0.0, "Table I")["meets"]
+    True
+    """
+    if op not in (">", "<"):
+        raise ValueError(f"paper_reading: op is '>' or '<', not {op!r}")
+    value = float(statistic(printed))
+    return {"part": part, "printed": _json_value(printed), "value": value, "op": op, "threshold": float(threshold),
+            "meets": value > threshold if op == ">" else value < threshold, "source": source}
+
+
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
           kind: str = "claim", criterion: str = "", null: str = "", criteria: tuple | list = (),
-          paper_settings: str = ""):
+          paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = ()):
     """Register ``measure(profile) -> Outcome`` as claim ``id``: ``criterion`` in words and ``null``, the baseline
     it must fail (every real claim declares both; ``tests/test_reproduce_runner.py`` checks it).
 
     ``criteria``: every registered version of the criterion, oldest first (``Criterion``); without it the claim
     has one version, ``criterion`` as first registered.  ``paper_settings``: one line, what is run against what
-    the paper ran ("8 x 8 digits stand in for MNIST")."""
+    the paper ran ("8 x 8 digits stand in for MNIST").  ``chosen_on``: how the quick settings were chosen (see
+    ``Claim``); ``paper_numbers``: the paper's printed numbers, each a ``paper_reading``."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}")
     if kind not in KINDS:
@@ -330,10 +316,15 @@ def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds:
     versions = tuple(criteria) or (Criterion(1, criterion, FIRST_REGISTERED),)
     if [c.version for c in versions] != list(range(1, len(versions) + 1)):
         raise ValueError(f"{id}: criterion versions must run 1, 2, ... oldest first")
+    last = versions[-1]
+    if last.layer < LAYER:  # judged by today's layer: a version of its own, the earlier ones kept
+        reason = LAYER_REASON + (f"; settings: {chosen_on}" if "DECLARED" in chosen_on else "")
+        versions += (Criterion(last.version + 1, layer_text(last.text), LAYER_DATE, reason, last.thresholds,
+                               last.parts, LAYER),)
 
     def register(measure):
         CLAIMS[id] = Claim(id, paper, where, text, paper_value, measure, dict(seconds or {}), kind,
-                           versions[-1].text, null, versions, paper_settings)
+                           versions[-1].text, null, versions, paper_settings, chosen_on, tuple(paper_numbers))
         return measure
 
     return register

@@ -14,6 +14,7 @@ one torch thread whichever way it runs (``runner.run``), so a seed gives the sam
 """
 from __future__ import annotations
 
+import os
 import time
 
 
@@ -38,12 +39,12 @@ def expected_seconds(group, profile: str) -> float:
     return float(sum(c.seconds.get(profile, runner.DEFAULT_SECONDS) for c in runner.select(group)))
 
 
-def _measure(ids, profile, out, device, dtype, data, fresh, seed=0) -> dict:
+def _measure(ids, profile, out, device, dtype, data, fresh, seed=0, run_id="") -> dict:
     from . import runner
 
     t0 = time.monotonic()
     made = runner.run(ids, profile=profile, out=out, device=device, dtype=dtype, data=data, fresh=fresh,
-                      report=False, seed=seed)
+                      report=False, seed=seed, run_id=run_id)
     return {"ids": ids, "status": made.status, "seconds": time.monotonic() - t0,
             "errors": [r.id for r in made.results if r.status == "error"]}
 
@@ -62,6 +63,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     from . import runner
 
     t0 = time.perf_counter()
+    run_id = f"{time.time_ns():x}-{os.getpid()}"  # the claims this run measures are read back as measured, not kept
     runner.check_request(profile, device, data)  # refused here, before a worker is asked
     emit = progress or (lambda record: None)
     directory = runner.output_dir(out, profile)
@@ -83,7 +85,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
     try:
         emit({"kind": "dashboard", "url": getattr(client, "dashboard_link", None)})
         futures = {client.submit(_measure, g, profile, str(directory.resolve()), device, dtype, data, fresh, seed,
-                                 key=f"reproduce-{g[0]}-{time.time_ns()}", pure=False): w for w, g in weighted}
+                                 run_id, key=f"reproduce-{g[0]}-{time.time_ns()}", pure=False): w for w, g in weighted}
         done, busy = 0.0, 0.0
         workers = len(client.scheduler_info()["workers"])
         emit(progress_record(0, total, f"{len(parts)} groups of claims on {workers} workers"))
@@ -110,7 +112,7 @@ def run_on_cluster(ids=None, profile: str = "quick", out=None, device: str = "au
         if own is not None:
             own.close()
     made = runner.run(ids, profile=profile, out=directory, device=device, dtype=dtype, data=data, fresh=False,
-                      progress=None, control=control, seed=seed, report=False)
+                      progress=None, control=control, seed=seed, report=False, run_id=run_id)
     made.process_seconds = busy + made.seconds  # the workers' seconds and this process's reading back
     made.seconds = time.perf_counter() - t0  # the report's header states the whole run's seconds
     made.workers = max(workers, 1)

@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 from .claim import KINDS, PAPERS, UNCOVERED
+from .parts import percent
 
-CSS_CLASS = {"holds": "ok", "does not hold": "bad", "no power at these settings": "warn", "no null check": "warn",
-             "no pass/fail form": "na", "error": "bad"}
+CSS_CLASS = {"holds": "ok", "does not hold": "bad", "not shown": "na", "no power at these settings": "warn",
+             "no null check": "warn", "no pass/fail form": "na", "error": "bad"}
 
 
 def verdict(result) -> tuple[str, str]:
@@ -42,8 +43,7 @@ def coverage(report) -> list[dict]:
 #: what each profile runs, in words (the report's header: true for every claim under that profile; each claim's
 #: ``paper_settings`` says what it ran against what its paper ran)
 PROFILE_TEXT = {
-    "quick": "reduced settings that run in minutes on a laptop CPU: smaller data, fewer epochs and steps, at least "
-             "three seeds or splits wherever a threshold is judged",
+    "quick": "reduced settings that run in minutes on a laptop CPU: smaller data, fewer epochs and steps",
     "full": "larger settings: the papers' own where a 2-core machine can run them, and stand-ins elsewhere "
             "(scikit-learn's 8 x 8 digits for MNIST, CIFAR and ImageNet in thesis chapters 4-5 and the ensembles "
             "poster; small trained networks for the thesis's pretrained models)",
@@ -67,7 +67,8 @@ def report_dict(report) -> dict:
     (``coverage``), the runs shared between claims, each claim's ``ClaimResult.to_dict()`` and the HTML report's
     path."""
     from .. import __version__
-    from .stats import LEVEL, METHOD
+    from .claim import LAYER
+    from .stats import LEVEL, METHOD, SEPARATION
 
     return {"format": 1, "profile": report.profile, "status": report.status, "device": report.device,
             "lab_version": __version__, "created": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -76,9 +77,41 @@ def report_dict(report) -> dict:
             "counts": report.counts(), "papers": PAPERS,
             "counts_by_kind": report.counts_by_kind(), "kinds": KINDS,
             "profile_settings": PROFILE_TEXT.get(report.profile, ""), "seed": report.seed,
-            "interval_method": {"level": LEVEL, "method": METHOD},
+            "interval_method": {"level": LEVEL, "method": METHOD, "separation": SEPARATION, "layer": LAYER},
+            "draws": draws_summary(report), "provenance": provenance_counts(report),
             "coverage": coverage(report), "shared_runs": report.shared,
             "claims": [r.to_dict() for r in report.results], "report": str(report.html_path)}
+
+
+def draws_summary(report) -> dict:
+    """What the header promises, computed from the claims: {number of claim draws per judged part: how many parts}
+    and the fewest and most draws any judged part had (valid draws; invalid ones are left out)."""
+    counts: dict = {}
+    for r in report.results:
+        for p in r.parts:
+            if p.get("replicates"):
+                n = sum(v is not None for v in p["replicates"]) - sum(not d.get("null") for d in p.get("invalid") or [])
+                counts[n] = counts.get(n, 0) + 1
+    return {"parts_by_draws": {str(k): v for k, v in sorted(counts.items())},
+            "fewest": min(counts) if counts else None, "most": max(counts) if counts else None}
+
+
+def draws_text(report) -> str:
+    """``draws_summary`` in words: "judged parts with 3 draws: 57; with 10: 6"."""
+    d = draws_summary(report)["parts_by_draws"]
+    if not d:
+        return "no part judged on draws"
+    return "judged parts by their number of claim draws: " + "; ".join(f"{n} draw{'s' if n != '1' else ''}: {k}"
+                                                                         for n, k in d.items())
+
+
+def provenance_counts(report) -> dict:
+    """{"measured": n, "kept": n}: the claims this run measured and those read back from an earlier run."""
+    out = {"measured": 0, "kept": 0}
+    for r in report.results:
+        if r.status == "finished":
+            out[r.provenance] += 1
+    return out
 
 
 def _rounded(value):
@@ -189,7 +222,8 @@ def _num(v) -> str:
 
 
 def part_value(p: dict, null: bool = False) -> str:
-    """A part's point value with its interval: ``0.031 [0.012, 0.05]`` (the null's with ``null=True``)."""
+    """A part's point value with its interval: ``0.031 [0.012, 0.05]`` (the null's with ``null=True``); the
+    interval's level is printed where the part says it (``level_text``)."""
     point = p.get("null_measured" if null else "measured")
     iv = p.get("null_interval" if null else "interval")
     text = _num(point)
@@ -198,7 +232,31 @@ def part_value(p: dict, null: bool = False) -> str:
     return text
 
 
-def _part_state(holds, null_holds) -> str:
+def level_text(p: dict) -> str:
+    """The method and real level of a part's interval (layer 2; a yes/no part: its exact tests), else layer 1's
+    printed level."""
+    if p.get("method"):
+        return p["method"]
+    if p.get("layer", 1) >= 2:
+        what = "an identity read per draw" if p.get("exact") else "a yes/no statistic"
+        tests = "; ".join(t for t in (f"sign test p = {p['sign_p']:.3g}" if p.get("sign_p") is not None else "",
+                                      f"Fisher's exact p = {p['fisher_p']:.3g} against the null"
+                                      if p.get("fisher_p") is not None else "") if t)
+        return f"{what}: no interval, exact tests ({tests})" if tests else f"{what}: no interval"
+    return "95 % percentile bootstrap (layer 1: with three draws, their range)"
+
+
+def difference_value(p: dict) -> str:
+    """The claim - null difference's interval, with its method (layer 2), or a dash."""
+    iv = p.get("difference")
+    if not iv or None in iv:
+        return "—"
+    return f"[{_num(iv[0])}, {_num(iv[1])}]"
+
+
+def _part_state(holds, null_holds, verdict=None) -> str:
+    if verdict is not None:
+        return verdict
     if holds is None:
         return "no pass/fail form"
     if not holds:
@@ -210,7 +268,8 @@ def summary_measured(r, limit: int = 6) -> str:
     """The summary table's short measurement: each part's point value and interval against its null's; a claim
     without parts shows at most ``limit`` of its numbers (the claim's section has them all)."""
     if r.parts and any(p.get("replicates") or p.get("interval") for p in r.parts):
-        return "; ".join(f"{p['name']}: {part_value(p)} (null {part_value(p, True)})" for p in r.parts)
+        return "; ".join(f"{p['name']}: {part_value(p)} (null {part_value(p, True)})"
+                         + (f" [{percent(p['level'])}]" if p.get("level") else "") for p in r.parts)
     value = r.measured
     if isinstance(value, dict) and len(value) > limit:
         shown = dict(list(value.items())[:limit])
@@ -245,28 +304,37 @@ def summary_table_html(report) -> str:
                     f"</td><td><span class='badge {css}'>{text}</span></td>"
                     f"<td>{r.seconds:.1f} + {r.share_seconds:.1f}</td></tr>")
     return ("<table><thead><tr><th>claim</th><th>where</th><th>criterion (each part's rule)</th>"
-            "<th>the paper says</th><th>the lab measures: each part [95 % interval] (its null)</th><th>verdict</th>"
+            "<th>the paper says</th><th>the lab measures: each part [interval] (its null) [the interval's level]</th>"
+            "<th>verdict</th>"
             "<th>s: own + share of shared runs</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 def parts_html(r) -> str:
     """The table of a claim's criterion parts (HTML; ``""`` for a claim without parts): each part's rule, what it
     measured with its 95 % interval and its draws, its null (the competing explanation) measured the same way, and
-    the part's state (met or not, and whether its null was met too).  ``r`` is a ``ClaimResult``."""
+    the claim - null difference's interval (separation), and the part's verdict with its reasons (invalid draws with
+    their seeds, no power, too few draws).  ``r`` is a ``ClaimResult``."""
     if not r.parts:
         return ""
     rows = "".join(
         f"<tr><td>{html.escape(str(p['name']))}</td><td>{html.escape(p.get('rule') or '—')}</td>"
-        f"<td>{html.escape(part_value(p))}<br><small>{len(p.get('replicates') or [])} draws: "
-        f"{html.escape(readable(p.get('replicates') or []))}</small></td>"
+        f"<td>{html.escape(part_value(p))}<br><small>{html.escape(level_text(p))}; "
+        f"{len(p.get('replicates') or [])} draws: {html.escape(readable(p.get('replicates') or []))}</small></td>"
         f"<td>{html.escape(p.get('null') or '—')}</td>"
         f"<td>{html.escape(part_value(p, True))}<br><small>{len(p.get('null_replicates') or [])} draws: "
         f"{html.escape(readable(p.get('null_replicates') or []))}</small></td>"
-        f"<td>{html.escape(_part_state(p.get('holds'), p.get('null_holds')))}</td></tr>" for p in r.parts)
-    return ("<table><caption>The criterion's parts, each judged on its own replicates against its own null (read "
-            "by the same statistic)</caption><thead><tr><th>part</th><th>rule</th><th>measured [95 % interval]</th>"
-            "<th>null: the competing explanation</th><th>null measured [95 % interval]</th><th>part</th></tr>"
-            "</thead><tbody>" + rows + "</tbody></table>")
+        f"<td>{html.escape(difference_value(p))}<br><small>{html.escape(p.get('difference_method') or '')}"
+        + (f"; Fisher p = {p['fisher_p']:.3g}" if p.get("fisher_p") is not None else "") + "</small></td>"
+        f"<td>{html.escape(_part_state(p.get('holds'), p.get('null_holds'), p.get('verdict')))}"
+        + "".join(f"<br><small>{html.escape(why)}</small>" for why in p.get("reasons") or [])
+        + "".join(f"<br><small>invalid draw, seed {html.escape(str(d.get('seed')))}"
+                  f"{' (null)' if d.get('null') else ''}: {html.escape(str(d.get('why')))}</small>"
+                  for d in p.get("invalid") or []) + "</td></tr>" for p in r.parts)
+    return ("<table><caption>The criterion's parts, each judged on its own draws against its own null (read by the "
+            "same statistic): a part holds when its interval clears the threshold and the claim is separated from "
+            "its null</caption><thead><tr><th>part</th><th>rule</th><th>measured [interval]</th>"
+            "<th>null: the competing explanation</th><th>null measured [interval]</th><th>claim − null [interval]"
+            "</th><th>part's verdict</th></tr></thead><tbody>" + rows + "</tbody></table>")
 
 
 def _registered_text(r) -> str:
@@ -332,7 +400,7 @@ def claim_html(r) -> str:
                        for k, v in r.settings.items())
     figures = "".join(_figure_html(item) for item in r.evidence)
     note = f"<div class='note'>{html.escape(r.note)}</div>" if r.note else ""
-    resumed = " (kept from an earlier run)" if r.resumed else ""
+    resumed = " (kept from an earlier run)" if r.resumed else " (measured in this run)"
     shared = "".join(f"; shared run '{html.escape(s['run'])}' {s['seconds']:.1f} s" for s in r.shared)
     acc = _accuracy_text(r.accuracy)
     variants = ""
@@ -353,12 +421,23 @@ def claim_html(r) -> str:
             + (f"<tr><th>settings against the paper's</th><td>{html.escape(r.paper_settings)}</td></tr>"
                if r.paper_settings else "")
             + (f"<tr><th>replicates</th><td>{html.escape(readable(r.replicates))}</td></tr>" if r.replicates else "")
+            + (f"<tr><th>settings chosen on</th><td>{html.escape(r.chosen_on)}</td></tr>" if r.chosen_on else "")
+            + paper_numbers_html(r)
             + f"<tr><th>lab</th><td>{html.escape(short(r.measured))}</td></tr>"
             f"<tr><th>null check</th><td>{html.escape(_null_text(r))}</td></tr>"
             + (f"<tr><th>accuracy</th><td>{html.escape(acc)}</td></tr>" if acc else "") +
             f"<tr><th>seconds</th><td>{r.seconds:.1f} (the claim's own) + {r.share_seconds:.1f} (its share of the "
             f"shared runs){resumed}{shared}</td></tr></table>{note}{parts_html(r)}{history_html(r)}"
             f"{variants}<details><summary>settings</summary><table>{settings}</table></details>{figures}")
+
+
+def paper_numbers_html(r) -> str:
+    """A table row: the paper's printed numbers, each read by the claim's statistic against its threshold."""
+    if not r.paper_numbers:
+        return ""
+    items = "; ".join(f"{n['part']}: {_num(n['value'])} {n['op']} {_num(n['threshold'])} "
+                      f"({'met' if n['meets'] else 'NOT met'}; {n['source']})" for n in r.paper_numbers)
+    return f"<tr><th>the paper's own numbers under the criterion</th><td>{html.escape(items)}</td></tr>"
 
 
 def counts_html(report) -> str:
@@ -372,7 +451,7 @@ def html_page(report) -> str:
     """The whole ``report.html``: one self-contained page (its CSS inline, figures as embedded PNGs, nothing fetched)
     with the header (the verdicts counted by kind, device, seed, seconds, the profile in words and how claims are
     judged), the summary table, the shared runs, the seed papers' coverage and each claim's section."""
-    from .stats import METHOD
+    from .stats import METHOD, SEPARATION
 
     stopped = "<p class='note'>This run was stopped: the claims below are those that finished.</p>" \
         if report.status == "stopped" else ""
@@ -385,10 +464,16 @@ def html_page(report) -> str:
             f"measured with the lab's own functions. This is the <b>{html.escape(report.profile)}</b> profile: "
             f"{html.escape(PROFILE_TEXT.get(report.profile, ''))}; each claim states what it ran against what its "
             f"paper ran. A criterion is registered with a version before the runs that judge it; a claim judged "
-            f"under an earlier version shows that verdict too. Each part of a criterion is judged on its own "
-            f"replicates ({html.escape(METHOD)}, 95 %) against its own null: a competing explanation read by the "
-            f"same statistic. A claim holds only when every part is met and every part's null fails; where a "
-            f"null passes too, the claim has no power at these settings.</p>{stopped}"
+            f"under an earlier version shows that verdict too. Each part of a criterion is judged on its own draws "
+            f"({html.escape(METHOD)}; each interval's level is printed beside it) against its own null, a competing "
+            f"explanation read by the same statistic ({html.escape(SEPARATION)}). A part <b>holds</b> when its "
+            f"interval clears the threshold and the claim is separated from its null; it <b>does not hold</b> when "
+            f"the interval lies wholly on the wrong side; it is <b>not shown</b> when the interval straddles the "
+            f"threshold; it has <b>no power at these settings</b> when the null is not separated from the claim, the "
+            f"models do not beat the trivial baseline, a best over a grid lies at its edge, or too few draws are "
+            f"valid. A claim's verdict is its weakest part's (no power, then not shown, then does not hold). "
+            f"{html.escape(draws_text(report))}. Claims measured in this run: {provenance_counts(report)['measured']}; "
+            f"kept from an earlier run: {provenance_counts(report)['kept']}.</p>{stopped}"
             f"{summary_table_html(report)}{shared_html(report)}{papers_html(report)}"
             + "".join(claim_html(r) for r in report.results) + "</body></html>")
 

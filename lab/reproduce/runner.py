@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import LabError
-from .claim import PROFILES, Outcome, Profile
+from .claim import LAYER, PROFILES, Outcome, Profile
 
 FORMAT = 1
 #: seconds assumed for a claim that declares no estimate (progress weights only)
@@ -63,6 +63,11 @@ class ClaimResult:
     share_seconds: float = 0.0  # this claim's share of the shared runs it used (their seconds / their users)
     criterion_registered: dict | None = None  # the judged version's {"date", "reason"}
     seed: int = 0  # the run's first replicate seed (a claim file of another seed is measured again)
+    judged: str | None = None  # the statistics layer's verdict (layer 2; None in a claim file from before it)
+    stats_layer: int = 1  # the statistics layer that judged the claim (``lab.reproduce.claim.LAYER``)
+    chosen_on: str = ""  # how the profile's settings were chosen: the seeds (apart from the verdict seeds), the paper
+    run_id: str = ""  # the run that measured it (a claim read back from another run is kept, not measured)
+    paper_numbers: dict | None = None  # the paper's printed numbers, each read by the claim's criterion
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
@@ -75,6 +80,23 @@ class ClaimResult:
     #: each), this run's settings against the paper's, and the claim's share of the shared runs' seconds
     REPLICATED = ("parts", "replicates", "interval", "criterion_version", "criterion_history", "paper_settings",
                   "share_seconds", "criterion_registered")
+    #: added with the statistics layer 2 (issue 62): the layer that judged the claim, how its settings were chosen,
+    #: whether this run measured it or read it back (``provenance``: measured / kept), the draws left out as
+    #: invalid (with their seeds), the paper's printed numbers under the criterion, and the reasons behind a
+    #: verdict of no power or not shown
+    LAYERED = ("stats_layer", "chosen_on", "provenance", "invalid_draws", "paper_numbers", "reasons")
+
+    @property
+    def provenance(self) -> str:
+        return "kept" if self.resumed else "measured"
+
+    @property
+    def invalid_draws(self) -> list:
+        return [dict(d, part=p.get("name")) for p in self.parts for d in (p.get("invalid") or [])]
+
+    @property
+    def reasons(self) -> list:
+        return [f"{p.get('name')}: {why}" for p in self.parts for why in (p.get("reasons") or [])]
 
     @property
     def null_holds(self) -> bool | None:
@@ -82,6 +104,10 @@ class ClaimResult:
 
     @property
     def verdict(self) -> str:
+        if self.status == "error":
+            return "error"
+        if self.judged is not None:
+            return self.judged
         return verdict_text(self.status, self.criterion_met if self.criterion_met is not None else self.holds,
                             self.null_holds)
 
@@ -90,6 +116,7 @@ class ClaimResult:
         out.update(note=self.note, status=self.status, resumed=self.resumed)
         out.update({k: getattr(self, k) for k in self.MORE})
         out.update({k: getattr(self, k) for k in self.REPLICATED})
+        out.update({k: getattr(self, k) for k in self.LAYERED})
         return out
 
     @property
@@ -98,7 +125,8 @@ class ClaimResult:
         return round(float(self.seconds) + float(self.share_seconds or 0.0), 3)
 
     def to_dict(self) -> dict:
-        return dict(self.public(), evidence=self.evidence, profile=self.profile, seed=self.seed)
+        return dict(self.public(), evidence=self.evidence, profile=self.profile, seed=self.seed, judged=self.judged,
+                    run_id=self.run_id)
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClaimResult":
@@ -106,13 +134,17 @@ class ClaimResult:
         return cls(**{k: v for k, v in d.items() if k in keys})
 
 
-#: the verdicts, in the order the summary counts them
-VERDICTS = ("holds", "does not hold", "no power at these settings", "no null check", "no pass/fail form", "error")
+#: the verdicts, in the order the summary counts them: the four of the statistics layer (holds; does not hold: the
+#: interval wholly on the wrong side of the threshold; not shown: it straddles the threshold; no power), a claim
+#: without a null check, one without a pass/fail form, and a measurement that raised
+VERDICTS = ("holds", "does not hold", "not shown", "no power at these settings", "no null check", "no pass/fail form",
+            "error")
 
 
 def verdict_text(status: str, criterion_met: bool | None, null_holds: bool | None) -> str:
-    """A claim holds only when its criterion is met *and* the same criterion fails on its baseline; met with a
-    baseline that passes too, it has no power at these settings; met without a null check, it is unchecked."""
+    """Layer 1's verdict (a claim file from before the statistics layer 2, a claim without parts): a claim holds
+    only when its criterion is met *and* the same criterion fails on its baseline; met with a baseline that passes
+    too, it has no power at these settings; met without a null check, it is unchecked."""
     if status == "error":
         return "error"
     if criterion_met is None:
@@ -197,9 +229,10 @@ def _claim_file(directory: Path, cid: str) -> Path:
     return directory / "claims" / f"{cid}.json"
 
 
-def _read_claim(path: Path, profile: str, seed: int = 0, version: int = 1) -> ClaimResult | None:
+def _read_claim(path: Path, profile: str, seed: int = 0, version: int = 1, run_id: str = "") -> ClaimResult | None:
     """A finished claim file of the same profile, seed and criterion version, or None (missing, another profile,
-    seed or version, unreadable: measured again)."""
+    seed or version, unreadable: measured again).  It is labelled kept (``resumed``) unless this run (``run_id``, a
+    run measured by several processes) measured it."""
     try:
         d = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -212,7 +245,7 @@ def _read_claim(path: Path, profile: str, seed: int = 0, version: int = 1) -> Cl
         result = ClaimResult.from_dict(d)
     except TypeError:
         return None
-    result.resumed = True
+    result.resumed = not (run_id and result.run_id == run_id)
     return result
 
 
@@ -238,11 +271,12 @@ def _parts(c, outcome: Outcome) -> list:
 
 
 def _intervals(parts) -> dict | None:
-    from .stats import LEVEL, METHOD
-
-    out = {p.name: {"low": p.interval[0], "high": p.interval[1], "level": LEVEL, "rule": p.rule,
-                    "method": METHOD, "null_low": (p.null_interval or [None, None])[0],
-                    "null_high": (p.null_interval or [None, None])[1]}
+    """part name -> the judged interval with its method and real level (and the null's, and the claim - null
+    difference's)."""
+    out = {p.name: {"low": p.interval[0], "high": p.interval[1], "level": p.level, "rule": p.rule,
+                    "method": p.method, "null_low": (p.null_interval or [None, None])[0],
+                    "null_high": (p.null_interval or [None, None])[1],
+                    "difference": p.difference, "difference_method": p.difference_method}
            for p in parts if p.interval is not None}
     return out or None
 
@@ -263,6 +297,8 @@ def _history(c, outcome: Outcome) -> list:
     out = []
     for crit in c.criteria[:-1]:
         judged = outcome.history.get(crit.version) or outcome.history.get(str(crit.version)) or {}
+        if not judged and crit.version == c.current.version - 1 and crit.layer < c.current.layer:
+            judged = _legacy_reading(outcome.parts)
         met = judged.get("holds")
         entry = dict(crit.to_dict(), criterion_met=met, measured=judged.get("measured"), why=judged.get("why", ""))
         entry["verdict"] = ("not judged by this run" if not judged else
@@ -271,13 +307,37 @@ def _history(c, outcome: Outcome) -> list:
     return out
 
 
+def _legacy_reading(parts) -> dict:
+    """The previous version's verdict on this run's draws when only the statistics layer changed: each part read by
+    layer 1 (``Part.legacy``: the percentile bootstrap, the null against the threshold); {} without such parts."""
+    readings = [p.legacy for p in parts]
+    if not readings or any(not r for r in readings):
+        return {}
+    nulls = [r.get("null_holds") for r in readings]
+    return {"holds": all(bool(r.get("holds")) for r in readings),
+            "null_holds": True if any(n is True for n in nulls) else (None if any(n is None for n in nulls)
+                                                                          else False),
+            "measured": {p.name: p.measured for p in parts},
+            "why": "this run's draws judged by statistics layer 1 (a percentile bootstrap of the mean, printed as "
+                   "95 %; the null read against the threshold)"}
+
+
 def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished", shared=()) -> ClaimResult:
+    from .claim import layer_text
+    from .parts import parts_verdict
+
     criterion = outcome.criterion or str(outcome.settings.get("criterion") or c.criterion or "")
     null = outcome.null.to_dict() if outcome.null is not None else None
     met = outcome.holds
-    power = null is not None and not null["holds"]
-    # ``holds`` (the contract key) is True only with power; the criterion's own answer is ``criterion_met``
-    holds = met if met is not True else (True if power else None)
+    judged = parts_verdict(outcome.parts) if status == "finished" else None
+    if judged is not None:  # the statistics layer's verdict; ``holds`` (the contract key) True or False only then
+        holds = True if judged == "holds" else (False if judged == "does not hold" else None)
+        criterion = layer_text(criterion)
+        if isinstance(outcome.settings.get("criterion"), str):  # the settings state the criterion judged, too
+            outcome.settings["criterion"] = layer_text(outcome.settings["criterion"])
+    else:  # layer 1: True only with power; the criterion's own answer is ``criterion_met``
+        power = null is not None and not null["holds"]
+        holds = met if met is not True else (True if power else None)
     parts = _parts(c, outcome)
     return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, holds,
                        dict(outcome.settings), round(max(float(seconds), 0.0), 3), outcome.note,
@@ -286,7 +346,9 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
                        [p.to_dict() for p in parts], _replicates(outcome, parts), _intervals(parts),
                        c.current.version if c.criteria else 1, _history(c, outcome),
                        outcome.paper_settings or c.paper_settings, 0.0,
-                       {"date": c.current.date, "reason": c.current.reason} if c.criteria else None)
+                       {"date": c.current.date, "reason": c.current.reason} if c.criteria else None,
+                       judged=judged, stats_layer=LAYER if judged is not None else 1, chosen_on=c.chosen_on,
+                       paper_numbers=c.paper_numbers or None)
 
 
 def _used(profile: Profile, cid: str) -> list:
@@ -332,13 +394,15 @@ def check_request(profile: str, device: str, data) -> str:
 
 def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype: str | None = None,
         data: str | None = None, fresh: bool = False, progress=None, control=None, write: bool = True,
-        report: bool = True, seed: int = 0) -> Report:
+        report: bool = True, seed: int = 0, run_id: str = "") -> Report:
     """Measure the claims ``ids`` (default: all) under ``profile``; returns the ``Report`` (also written as
     ``report.json`` and ``report.html`` under ``out`` unless ``write`` is False; ``report=False`` keeps only the
     finished claims' files, as a cluster's tasks do before the client writes the report).
 
     ``progress(record)`` receives the experiment layer's progress records (``lab.experiments.family``), weighted
     by each claim's expected seconds so that the ETA is meaningful across claims of very different sizes.
+    ``run_id`` names a run measured by several processes (``lab.reproduce.cluster``): a claim file it wrote is read
+    back as measured by this run, not kept from an earlier one.
     """
     from ..control import Stopped
     from ..device import pick_device
@@ -368,6 +432,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
     prof = Profile(profile, device=device, dtype=dtype, data=data, progress=claim_progress, control=control,
                    seed=int(seed))
     results, status, t0 = [], "finished", time.perf_counter()
+    measured_here = set()  # the claims this process measured (a claim read back keeps its file's share)
     # the same seed gives the same numbers, whatever the machine's load and however many processes measure: one
     # torch thread (a float sum split over another number of threads rounds differently), never refitted to the load
     with fixed_threads(), one_thread():
@@ -376,7 +441,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
             emit(progress_record(int(state["before"] * 10), total, f"{c.id}"))
             path = _claim_file(directory, c.id)
             kept = None if (fresh or not write) else _read_claim(path, profile, int(seed),
-                                                                 c.current.version if c.criteria else 1)
+                                                                 c.current.version if c.criteria else 1, run_id)
             if kept is not None:
                 results.append(kept)
             else:
@@ -389,7 +454,7 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
                     # the claim's own seconds: the shared runs it built first are timed apart (Report.shared)
                     own = time.perf_counter() - t1 - (prof.shared_seconds - shared0)
                     result = _result(c, outcome, own, profile, shared=_used(prof, c.id))
-                    result.seed = int(seed)
+                    result.seed, result.run_id = int(seed), run_id
                 except (Stopped, KeyboardInterrupt):
                     status = "stopped"
                     break
@@ -397,11 +462,12 @@ def run(ids=None, profile: str = "quick", out=None, device: str = "auto", dtype:
                     outcome = Outcome(measured=None, holds=None, note=f"error: {error_text(err)}")
                     result = _result(c, outcome, time.perf_counter() - t1, profile, status="error")
                 results.append(result)
+                measured_here.add(c.id)
                 if write and result.status == "finished":
                     _write_json(path, dict(result.to_dict(), format=FORMAT))
             state["before"] += weight
     for result in results:  # the shares, once every claim that uses a shared run is known
-        if not result.resumed and result.status == "finished":
+        if result.id in measured_here and result.status == "finished":
             result.share_seconds = share_seconds(result.id, prof.shared)
             if write and result.share_seconds:
                 _write_json(_claim_file(directory, result.id), dict(result.to_dict(), format=FORMAT))
