@@ -320,6 +320,31 @@ def _accuracy(trainer, strategies=None, extra=None) -> dict:
     return out
 
 
+#: a part has power only where its runs' Nom (the statistic's reference) beats the trivial classifier -- chance, or
+#: always the majority class where the labels are unbalanced, the larger -- by this much accuracy (median over runs):
+#: distances from E compared between models that learned nothing say nothing about the paper's training dynamics
+BASELINE_MARGIN = 0.05
+
+
+def trivial_baseline(accuracy: dict) -> dict:
+    """``part``'s ``baseline`` from ``main_accuracy`` dicts ({experiment: {"nom", "chance" or "majority", ...}}):
+    beaten when every experiment's Nom beats its trivial classifier by ``BASELINE_MARGIN``.
+
+    >>> trivial_baseline({"rot": {"nom": 0.6, "majority": 0.89}})["beaten"]
+    False
+    >>> trivial_baseline({"perm": {"nom": 0.87, "majority": 0.61}, "trans": {"nom": 0.94, "chance": 0.1}})["beaten"]
+    True
+    """
+    per = {}
+    for exp, acc in accuracy.items():
+        trivial = max(float(acc[k]) for k in ("chance", "majority") if isinstance(acc.get(k), (int, float)))
+        nom = acc.get("nom")
+        per[exp] = {"nom": nom, "trivial": trivial, "split": acc.get("split"),
+                    "beaten": isinstance(nom, (int, float)) and nom >= trivial + BASELINE_MARGIN}
+    return {"what": "chance or always the majority class, the larger (Nom's accuracy against it)",
+            "margin": BASELINE_MARGIN, "per experiment": per, "beaten": all(v["beaten"] for v in per.values())}
+
+
 def main_accuracy(profile, experiment: str) -> dict:
     """The accuracy of the shared main run's final models (``_accuracy``), read once per profile under one memo
     key: every claim that reports the Perm, Trans or Rot models' accuracy reads this same dict (final models,
@@ -479,7 +504,8 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
     null_squared = (other_E / nom_E) ** 2
     # v2: per run, Aug against the Nom from the same A0; the null: a Nom from another A0 against the same Nom
     the_part = part(RATIO_PART, log10_squared_ratio, _pair_draws(main, "aug", main),
-                    _pair_draws(other, "nom", main), Rule("<", RATIO_LOG10_MAX), RATIO_NULL_V2)
+                    _pair_draws(other, "nom", main), Rule("<", RATIO_LOG10_MAX), RATIO_NULL_V2,
+                    baseline=trivial_baseline({experiment: main_accuracy(profile, experiment)}))
     holds = the_part.holds
     v1_holds, v1_null = judge(_squared_ok, squared, RATIO_NULL, null_squared)
     history = {1: {"holds": v1_holds, "null_holds": v1_null.holds,
@@ -778,9 +804,11 @@ def rot_aug_near_nom(profile) -> Outcome:
     null_pairs = {n: _pair_draws(others[n], "nom", mains[n]) for n in names}
     R = min(mains[n].R for n in names)
     near = part(ROT_PART_NEAR, rot_log10_margin, [{n: pairs[n][i] for n in names} for i in range(R)],
-                [{n: null_pairs[n][i] for n in names} for i in range(R)], Rule(">", ROT_LOG10_MARGIN), ROT_NULL_NEAR)
+                [{n: null_pairs[n][i] for n in names} for i in range(R)], Rule(">", ROT_LOG10_MARGIN), ROT_NULL_NEAR,
+                baseline=trivial_baseline({n: main_accuracy(profile, n) for n in names}))
     small_part = part(ROT_PART_SMALL, log10_largest_shift_off_E, _shift_draws(mains["rot"]),
-                      _shift_draws(mains["trans"])[:mains["rot"].R], Rule("<", ROT_LOG10_SMALL), ROT_NULL_SMALL)
+                      _shift_draws(mains["trans"])[:mains["rot"].R], Rule("<", ROT_LOG10_SMALL), ROT_NULL_SMALL,
+                      baseline=trivial_baseline({"rot": main_accuracy(profile, "rot")}))
     history = {1: {"holds": v1_holds, "null_holds": v1_null.holds,
                    "measured": {"rot_over_largest_other": measured["rot_over_largest_other"],
                                 "rot_perp_over_shift_squared": measured["rot_perp_over_shift_squared"],
@@ -1286,17 +1314,16 @@ def e2_ordering(profile) -> Outcome:
     pairs = {g: _pair_draws(t[0], "aug", t[0]) for g, t in trainers.items()}
     null_pairs = {g: _pair_draws(t[1], "nom", t[0]) for g, t in trainers.items()}
     ref_pairs = {g: _pair_draws(t[2], "aug", t[0]) for g, t in trainers.items()}
+    acc = {s: _accuracy(t[0], extra={"aug, reference draws": (t[2], "aug")}) for s, t in trainers.items()}
     the_part = part(E2_PART, kendall_tau_with_paper_order, [{g: pairs[g][i] for g in groups} for i in range(R)],
-                    [{g: null_pairs[g][i] for g in groups} for i in range(R)], Rule(">", E2_TAU_MIN), E2_NULL_V2)
+                    [{g: null_pairs[g][i] for g in groups} for i in range(R)], Rule(">", E2_TAU_MIN), E2_NULL_V2,
+                    baseline=trivial_baseline(acc))
     holds = the_part.holds
     ref_taus = [kendall_tau_with_paper_order({g: ref_pairs[g][i] for g in groups}) for i in range(R)]
     history = {1: {"holds": v1_holds, "null_holds": v1_null.holds,
                    "measured": {"order": order, "null_order": null_order},
                    "why": "v1 read on the order of the final medians over the runs (one draw); its null: Nom's "
                           "first run against the median of its others"}}
-    acc = {}
-    for s, t in trainers.items():
-        acc[s] = _accuracy(t[0], extra={"aug, reference draws": (t[2], "aug")})
     labels = list(groups)
     evidence = [
         {"kind": "table", "title": "Appendix E.2: the Trans architecture under four groups (final medians)",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim
 from .claims import (EQUI_TOL, FOLLOW_TOL, _config, _dtype_name, _main_run, _norm, _per_run_accuracy, _settings,
-                     _train, main_accuracy)
+                     _train, main_accuracy, trivial_baseline)
 from ..reproduce.stats import Rule, part
 
 #: these claims read the runs of ``lab.dynamics.claims`` (``profile.memo``): measured in the same process as its
@@ -624,7 +624,7 @@ def aug_leaves_E(profile) -> Outcome:
                           [RunDraw(pen, r, "aug_penalty") for r in _live(pen, "aug_penalty")],
                           Rule(">", GROWTH_MIN),
                           f"Aug + gamma ||Pi_perp A||^2, gamma = {gamma:g} (x lr = {PENALTY_GAMMA_LR:g}), same A0s and "
-                          "augmentation draws"))
+                          "augmentation draws", baseline=trivial_baseline({name: main_accuracy(profile, name)})))
         aug_growth = dict(zip(_live(tr, "aug"), parts[-1].replicates))
         pen_growth = dict(zip(_live(pen, "aug_penalty"), parts[-1].null_replicates))
         for i, run in enumerate(tr.run_ids):
@@ -770,7 +770,8 @@ def penalty_hypothesis(profile) -> Outcome:
         null_runs = [r for r in _live(main, "aug") if r in _live(shuf, "aug_penalty")]
         parts.append(part(PENALTY_PARTS[k], penalty_score, [RunDraw(pen, r, "aug_penalty", main) for r in runs],
                           [RunDraw(shuf, r, "aug_penalty", main) for r in null_runs], Rule("<", 1.0),
-                          f"the same gamma towards a shuffled E ({name}: E's sharing with the entries relabelled)"))
+                          f"the same gamma towards a shuffled E ({name}: E's sharing with the entries relabelled)",
+                          baseline=trivial_baseline({name: main_accuracy(profile, name)})))
         m = measured[name] = _penalty_compare(main, pen)
         ms = shuffled_m[name] = _penalty_compare(main, shuf)
         accuracy[name] = {**main_accuracy(profile, name),
