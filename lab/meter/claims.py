@@ -660,15 +660,19 @@ def trained_cnns(profile) -> list:
                            + "; ".join(f"seed {d['seed']}: {d['why']}" for d in invalid))
         return {"runs": out, "replaced": invalid}
 
-    made = profile.memo(("meter-cnns", profile.name, profile.seed), make,
-                        label=f"digits CNNs ({p['seeds']} seeds, {p['epochs']} epochs)")
+    made = profile.memo(_cnns_key(profile), make, label=f"digits CNNs ({p['seeds']} seeds, {p['epochs']} epochs)")
     return made["runs"]
+
+
+def _cnns_key(profile) -> tuple:
+    """The memo key of the shared CNNs (``trained_cnns``, read back by ``replaced_draws``)."""
+    return ("meter-cnns", profile.name, profile.seed)
 
 
 def replaced_draws(profile) -> list:
     """The seeds ``trained_cnns`` found invalid and replaced ([{"seed", "why"}]; empty when every model trained or
     before it ran)."""
-    made = profile.peek(("meter-cnns", profile.name, profile.seed))
+    made = profile.peek(_cnns_key(profile))
     return list(made["replaced"]) if made else []
 
 

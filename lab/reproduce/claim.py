@@ -21,7 +21,7 @@ from typing import Any, Callable
 from ..errors import LabError
 from ..experiments import FAMILIES as _FAMILIES
 from ..experiments.plugins import papers as _papers
-from .parts import LAYER, Part, _json_value
+from .parts import LAYER, Part, _json_value, nulls_hold
 
 PROFILES = ("quick", "full")
 
@@ -111,8 +111,7 @@ def parts_met(parts) -> bool | None:
 def parts_null(parts) -> Null:
     """The claim's null, part by part: it "holds" (no power) as soon as one part's claim is not separated from its
     null; a part without a null counts as no null check (see ``runner.verdict_text``)."""
-    states = [p.null_holds for p in parts]
-    holds = True if any(s is True for s in states) else (None if any(s is None for s in states) else False)
+    holds = nulls_hold(p.null_holds for p in parts)
     return Null("; ".join(f"{p.name}: {p.null}" for p in parts),
                 {p.name: p.null_measured for p in parts}, holds)
 

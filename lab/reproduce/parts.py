@@ -112,6 +112,17 @@ def parts_verdict(parts) -> str | None:
     return None
 
 
+def nulls_hold(states) -> bool | None:
+    """The parts' null states over a claim: True (no power) as soon as one is True, else None if one has no null
+    check, else False.
+
+    >>> nulls_hold([False, True, None]), nulls_hold([False, None]), nulls_hold([False, False])
+    (True, None, False)
+    """
+    states = list(states)
+    return True if any(s is True for s in states) else (None if any(s is None for s in states) else False)
+
+
 HOLDS, REFUTED, NOT_SHOWN, NO_POWER, NO_NULL = ("holds", "does not hold", "not shown", "no power at these settings",
                                                 "no null check")
 #: a part's possible verdicts (``lab.reproduce.stats.judge`` gives them)

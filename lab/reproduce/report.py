@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .claim import KINDS, PAPERS, UNCOVERED
-from .parts import percent
+from .parts import LAYER, percent
 
 CSS_CLASS = {"holds": "ok", "does not hold": "bad", "not shown": "na", "no power at these settings": "warn",
              "no null check": "warn", "no pass/fail form": "na", "error": "bad"}
@@ -67,7 +67,6 @@ def report_dict(report) -> dict:
     (``coverage``), the runs shared between claims, each claim's ``ClaimResult.to_dict()`` and the HTML report's
     path."""
     from .. import __version__
-    from .claim import LAYER
     from .stats import LEVEL, METHOD, SEPARATION
 
     return {"format": 1, "profile": report.profile, "status": report.status, "device": report.device,
@@ -85,12 +84,14 @@ def report_dict(report) -> dict:
 
 def draws_summary(report) -> dict:
     """What the header promises, computed from the claims: {number of claim draws per judged part: how many parts}
-    and the fewest and most draws any judged part had (valid draws; invalid ones are left out)."""
+    and the fewest and most draws any judged part had (valid draws: the invalid ones among them are left out; a draw
+    replaced before the part was read is not among them)."""
     counts: dict = {}
     for r in report.results:
         for p in r.parts:
             if p.get("replicates"):
-                n = sum(v is not None for v in p["replicates"]) - sum(not d.get("null") for d in p.get("invalid") or [])
+                left_out = sum("index" in d and not d.get("null") for d in p.get("invalid") or [])
+                n = sum(v is not None for v in p["replicates"]) - left_out
                 counts[n] = counts.get(n, 0) + 1
     return {"parts_by_draws": {str(k): v for k, v in sorted(counts.items())},
             "fewest": min(counts) if counts else None, "most": max(counts) if counts else None}
@@ -455,6 +456,7 @@ def html_page(report) -> str:
 
     stopped = "<p class='note'>This run was stopped: the claims below are those that finished.</p>" \
         if report.status == "stopped" else ""
+    provenance = provenance_counts(report)
     n = len(report.results)
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Symmetry Lab: reproduction report "
             f"({report.profile})</title><style>{CSS}</style></head><body>"
@@ -472,8 +474,8 @@ def html_page(report) -> str:
             f"threshold; it has <b>no power at these settings</b> when the null is not separated from the claim, the "
             f"models do not beat the trivial baseline, a best over a grid lies at its edge, or too few draws are "
             f"valid. A claim's verdict is its weakest part's (no power, then not shown, then does not hold). "
-            f"{html.escape(draws_text(report))}. Claims measured in this run: {provenance_counts(report)['measured']}; "
-            f"kept from an earlier run: {provenance_counts(report)['kept']}.</p>{stopped}"
+            f"{html.escape(draws_text(report))}. Claims measured in this run: {provenance['measured']}; "
+            f"kept from an earlier run: {provenance['kept']}.</p>{stopped}"
             f"{summary_table_html(report)}{shared_html(report)}{papers_html(report)}"
             + "".join(claim_html(r) for r in report.results) + "</body></html>")
 

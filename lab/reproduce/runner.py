@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import LabError
-from .claim import LAYER, PROFILES, Outcome, Profile
+from .claim import LAYER, PROFILES, Outcome, Profile, layer_text
+from .parts import nulls_hold, parts_verdict
 
 FORMAT = 1
 #: seconds assumed for a claim that declares no estimate (progress weights only)
@@ -67,7 +68,7 @@ class ClaimResult:
     stats_layer: int = 1  # the statistics layer that judged the claim (``lab.reproduce.claim.LAYER``)
     chosen_on: str = ""  # how the profile's settings were chosen: the seeds (apart from the verdict seeds), the paper
     run_id: str = ""  # the run that measured it (a claim read back from another run is kept, not measured)
-    paper_numbers: dict | None = None  # the paper's printed numbers, each read by the claim's criterion
+    paper_numbers: list | None = None  # the paper's printed numbers, each read by the claim's criterion
 
     #: the keys of ``lab reproduce --json`` (a contract: add, never rename)
     PUBLIC = ("id", "paper", "where", "claim", "paper_value", "measured", "holds", "settings", "seconds")
@@ -313,34 +314,30 @@ def _legacy_reading(parts) -> dict:
     readings = [p.legacy for p in parts]
     if not readings or any(not r for r in readings):
         return {}
-    nulls = [r.get("null_holds") for r in readings]
     return {"holds": all(bool(r.get("holds")) for r in readings),
-            "null_holds": True if any(n is True for n in nulls) else (None if any(n is None for n in nulls)
-                                                                          else False),
+            "null_holds": nulls_hold(r.get("null_holds") for r in readings),
             "measured": {p.name: p.measured for p in parts},
             "why": "this run's draws judged by statistics layer 1 (a percentile bootstrap of the mean, printed as "
                    "95 %; the null read against the threshold)"}
 
 
 def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished", shared=()) -> ClaimResult:
-    from .claim import layer_text
-    from .parts import parts_verdict
-
     criterion = outcome.criterion or str(outcome.settings.get("criterion") or c.criterion or "")
     null = outcome.null.to_dict() if outcome.null is not None else None
     met = outcome.holds
+    settings = dict(outcome.settings)
     judged = parts_verdict(outcome.parts) if status == "finished" else None
     if judged is not None:  # the statistics layer's verdict; ``holds`` (the contract key) True or False only then
         holds = True if judged == "holds" else (False if judged == "does not hold" else None)
         criterion = layer_text(criterion)
-        if isinstance(outcome.settings.get("criterion"), str):  # the settings state the criterion judged, too
-            outcome.settings["criterion"] = layer_text(outcome.settings["criterion"])
+        if isinstance(settings.get("criterion"), str):  # the settings state the criterion judged, too
+            settings["criterion"] = layer_text(settings["criterion"])
     else:  # layer 1: True only with power; the criterion's own answer is ``criterion_met``
         power = null is not None and not null["holds"]
         holds = met if met is not True else (True if power else None)
     parts = _parts(c, outcome)
     return ClaimResult(c.id, c.paper, c.where, c.claim, c.paper_value, outcome.measured, holds,
-                       dict(outcome.settings), round(max(float(seconds), 0.0), 3), outcome.note,
+                       settings, round(max(float(seconds), 0.0), 3), outcome.note,
                        list(outcome.evidence), status, False, profile, c.kind, criterion, null, outcome.accuracy,
                        list(outcome.variants), met, list(shared),
                        [p.to_dict() for p in parts], _replicates(outcome, parts), _intervals(parts),

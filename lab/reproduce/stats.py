@@ -268,13 +268,20 @@ class Judgement:
 
 
 def judge(values, null_values, rule: Rule, paired: bool | None = None, invalid: int = 0, null_invalid: int = 0,
-          baseline: dict | None = None, grid: dict | None = None, effect: float | None = None) -> Judgement:
+          baseline: dict | None = None, grid: dict | None = None, effect: float | None = None,
+          exact: bool = False) -> Judgement:
     """The layer's verdict on one part from the statistic's valid ``values`` (claim) and ``null_values`` (null).
 
+    ``exact``: each value is an identity's reading, met or not against the rule's threshold, and the part is judged
+    as a yes/no statistic (``part``'s ``exact``);
     ``baseline``: {"beaten": bool, ...} (the models beat the trivial baseline by the declared margin);
     ``grid``: {"at_edge": bool, ...} (a best over a grid lies at its edge); ``effect``: the smallest effect (in the
     statistic's units) the part must resolve: a half-width above it is named; ``invalid`` / ``null_invalid``: how
     many draws were left out (named in the reasons)."""
+    if exact:
+        if rule.op == "all":
+            raise ValueError("exact=True reads a '>' or '<' threshold per draw; an 'all' rule is yes/no already")
+        values, null_values, rule = _met(values, rule), _met(null_values, rule), Rule("all", level=rule.level)
     reasons, caveats = [], []  # reasons take the part's power; caveats are named beside its verdict
     if invalid or null_invalid:
         caveats.append(f"invalid draws left out: {invalid} of the claim's, {null_invalid} of the null's")
@@ -438,11 +445,8 @@ def part(name: str, statistic, draws, null_draws, rule: Rule, null: str, *, pair
     every, raw, bad = read(list(draws), seeds, False)
     null_every, null_raw, null_bad = read(list(null_draws), null_seeds, True)
     values, null_values, paired = _valid_values(raw, null_raw, paired)
-    if exact and rule.op == "all":
-        raise ValueError("exact=True reads a '>' or '<' threshold per draw; an 'all' rule is yes/no already")
-    j = judge(*(_met(values, rule), _met(null_values, rule), Rule("all", level=rule.level)) if exact else
-              (values, null_values, rule), paired=paired, invalid=len(bad), null_invalid=len(null_bad),
-              baseline=baseline, grid=grid, effect=effect)
+    j = judge(values, null_values, rule, paired=paired, invalid=len(bad), null_invalid=len(null_bad),
+              baseline=baseline, grid=grid, effect=effect, exact=exact)
     legacy = legacy_part(every, null_every, rule)  # layer 1 read every draw, a non-finite one failing the rule
     return Part(name, j.state == CLEARS if j.state is not None else False, _point(values, rule),
                 None if j.separated is None else not j.separated, _point(null_values, rule), null,
@@ -489,10 +493,10 @@ def rejudge(p: dict) -> Judgement:
         if "index" in d:  # a draw replaced before the part was read has no place among the recorded ones
             (null_raw if d.get("null") else raw)[d["index"]] = None
     values, null_values, paired = _valid_values(raw, null_raw, p.get("paired"))
-    if p.get("exact"):
-        values, null_values, rule = _met(values, rule), _met(null_values, rule), Rule("all", level=rule.level)
-    return judge(values, null_values, rule, paired=paired, invalid=len(raw) - sum(v is not None for v in raw),
-                 baseline=p.get("baseline"), grid=p.get("grid"), effect=p.get("effect"))
+    left_out = [d for d in p.get("invalid") or [] if "index" in d]
+    return judge(values, null_values, rule, paired=paired, invalid=sum(not d.get("null") for d in left_out),
+                 null_invalid=sum(bool(d.get("null")) for d in left_out), baseline=p.get("baseline"),
+                 grid=p.get("grid"), effect=p.get("effect"), exact=bool(p.get("exact")))
 
 
 def _met(values, rule: Rule) -> list:
@@ -518,6 +522,34 @@ def with_replaced(parts, replaced) -> list:
             p.reasons = list(p.reasons) + [f"{len(replaced)} invalid draw(s) replaced by the next seeds: "
                                            + "; ".join(f"seed {d['seed']}: {d['why']}" for d in replaced)]
     return list(parts)
+
+
+#: a regression part has power only where its reference model's test MSE is at most this times the trivial
+#: baseline's (predicting the training targets' mean), averaged over the seeds: the models explain at least half of
+#: the test targets' variance around the training mean (R^2 >= 0.5)
+MSE_BASELINE_MARGIN = 0.5
+
+
+def mse_baseline(models, trivial, what: str, reference: str) -> dict:
+    """``part``'s ``baseline`` for a regression part: per seed, the reference model's test MSE (``models``, a
+    diverged one infinite) over the trivial baseline's (``trivial``), beaten when the mean of these ratios is at most
+    ``MSE_BASELINE_MARGIN``; ``what`` names the baseline, ``reference`` the models ("the better of EMLP's and the
+    MLP's").
+
+    >>> b = mse_baseline([8.0, 2.0], [10.0, 10.0], "predicting the mean", "the better of A's and B's")
+    >>> b["ratios"], b["mean ratio"], b["beaten"]
+    ([0.8, 0.2], 0.5, True)
+    """
+    ratios = [m / t if 0 < t < math.inf else math.inf for m, t in zip(models, trivial)]
+    mean_ratio = sum(ratios) / len(ratios) if ratios else math.inf
+
+    def rounded(x, digits: int = 4):
+        return float(f"{x:.{digits}g}") if math.isfinite(x) else x
+
+    return {"what": what, "margin": MSE_BASELINE_MARGIN, "beaten": bool(ratios) and mean_ratio <= MSE_BASELINE_MARGIN,
+            "reads": f"{reference} test MSE over the baseline's, per seed, mean at most {MSE_BASELINE_MARGIN:g}",
+            "models' MSE": [rounded(x) for x in models], "baseline MSE": [rounded(x) for x in trivial],
+            "ratios": [rounded(x, 3) for x in ratios], "mean ratio": rounded(mean_ratio, 3)}
 
 
 def null_words(p: Part) -> str:

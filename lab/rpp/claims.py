@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge
-from ..reproduce.stats import METHOD, Rule, null_words, part
+from ..reproduce.stats import METHOD, MSE_BASELINE_MARGIN, Rule, mse_baseline, null_words, part
 
 TASKS = ("inertia", "pendulum")
 SYMMETRIES = ("exact", "approximate", "misspecified")
@@ -57,12 +57,12 @@ ON_PAR = 1.5
 BETTER = 1.0
 #: Figure 3.2's trials
 PAPER_SEEDS = 10
-#: the trivial baseline's margin: a part has power only where its reference -- the better of EMLP's and the MLP's
-#: test MSE on each seed, the statistic's denominator -- is at most this times the trivial baseline's (predicting the
-#: training targets' mean; the pendulum: predicting no motion), averaged over the seeds: the models explain at least
-#: half of the test targets' variance around the training mean (R^2 >= 0.5).  Ratios among models that have not
-#: learned the task (quick: 0.75-0.8 times the mean's MSE) say nothing about the regimes
-BASELINE_MARGIN = 0.5
+#: the trivial baseline's margin (``lab.reproduce.stats.MSE_BASELINE_MARGIN``): a part has power only where its
+#: reference -- the better of EMLP's and the MLP's test MSE on each seed, the statistic's denominator -- is at most
+#: this times the trivial baseline's (predicting the training targets' mean; the pendulum: predicting no motion),
+#: averaged over the seeds.  Ratios among models that have not learned the task (quick: 0.75-0.8 times the mean's
+#: MSE) say nothing about the regimes
+BASELINE_MARGIN = MSE_BASELINE_MARGIN
 #: the trivial baseline per task, in words (``lab.rpp.family.summary``: ``still_mse`` / ``mean_mse``)
 BASELINE_WHAT = {"inertia": "predicting the training targets' mean", "pendulum": "predicting no motion"}
 #: the null's models are trained with weight seed ``seed + NULL_WEIGHT_OFFSET`` on seed ``seed``'s data
@@ -199,15 +199,9 @@ def baseline(task: str, v: dict) -> dict | None:
     base = v.get("baseline")
     if not base:
         return None
-    ref = [min(_finite(m), _finite(e)) for m, e in zip(v["mlp"], v["emlp"])]
-    ratios = [r / _finite(b) if 0 < _finite(b) < math.inf else math.inf for r, b in zip(ref, base)]
-    mean_ratio = sum(ratios) / len(ratios) if ratios else math.inf
-    return {"what": BASELINE_WHAT.get(task, "predicting the training targets' mean"), "margin": BASELINE_MARGIN,
-            "beaten": bool(ratios) and mean_ratio <= BASELINE_MARGIN,
-            "reads": f"the better of EMLP's and the MLP's test MSE over the baseline's, per seed, mean at most "
-                     f"{BASELINE_MARGIN:g}",
-            "models' MSE": [_f(x) for x in ref], "baseline MSE": [_f(x) for x in base],
-            "ratios": [_f(x, 3) for x in ratios], "mean ratio": _f(mean_ratio, 3)}
+    return mse_baseline([min(_finite(m), _finite(e)) for m, e in zip(v["mlp"], v["emlp"])], [_finite(b) for b in base],
+                        BASELINE_WHAT.get(task, "predicting the training targets' mean"),
+                        "the better of EMLP's and the MLP's")
 
 
 def _nulls_text(symmetry: str) -> str:
