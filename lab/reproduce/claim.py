@@ -167,6 +167,10 @@ def layer_text(text: str) -> str:
     return re.sub(r"95 % interval", "95 % t-interval", text) + LAYER_NOTE
 
 
+TUNED_DATE = "2026-12-02"
+TUNED_NOTE = (" Its quick settings chosen by a tuning probe on seeds 100 and up (lab.reproduce.tuning), apart from "
+              "the verdict seeds.")
+
 LAYER_REASON = ("statistics layer 2 (issue 62): the threshold read on a t-interval on n - 1 degrees of freedom at its "
                 "real level (layer 1's percentile bootstrap of three draws was their range, about a 75 % interval, "
                 "printed as 95 %); the claim must be separated from its null on the same statistic (claim - null "
@@ -300,14 +304,17 @@ def paper_reading(part: str, printed, statistic: Callable[[Any], float], op: str
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
           kind: str = "claim", criterion: str = "", null: str = "", criteria: tuple | list = (),
-          paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = ()):
+          paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = (), retuned_from: str = ""):
     """Register ``measure(profile) -> Outcome`` as claim ``id``: ``criterion`` in words and ``null``, the baseline
     it must fail (every real claim declares both; ``tests/test_reproduce_runner.py`` checks it).
 
     ``criteria``: every registered version of the criterion, oldest first (``Criterion``); without it the claim
     has one version, ``criterion`` as first registered.  ``paper_settings``: one line, what is run against what
     the paper ran ("8 x 8 digits stand in for MNIST").  ``chosen_on``: how the quick settings were chosen (see
-    ``Claim``); ``paper_numbers``: the paper's printed numbers, each a ``paper_reading``."""
+    ``Claim``); ``paper_numbers``: the paper's printed numbers, each a ``paper_reading``.  ``retuned_from``: for a
+    claim whose settings were first chosen on the verdict seeds (declared) and then chosen again by a tuning probe
+    (``lab.reproduce.tuning``; ``chosen_on`` its words), the declared words layer 2's version was registered with:
+    that version is kept, and a new one says the settings now come from the tuning seeds."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}")
     if kind not in KINDS:
@@ -317,9 +324,15 @@ def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds:
         raise ValueError(f"{id}: criterion versions must run 1, 2, ... oldest first")
     last = versions[-1]
     if last.layer < LAYER:  # judged by today's layer: a version of its own, the earlier ones kept
-        reason = LAYER_REASON + (f"; settings: {chosen_on}" if "DECLARED" in chosen_on else "")
+        declared = retuned_from or chosen_on
+        reason = LAYER_REASON + (f"; settings: {declared}" if "DECLARED" in declared else "")
         versions += (Criterion(last.version + 1, layer_text(last.text), LAYER_DATE, reason, last.thresholds,
                                last.parts, LAYER),)
+    if retuned_from:  # the settings chosen again, apart from the verdict seeds: a version of its own
+        last = versions[-1]
+        versions += (Criterion(last.version + 1, last.text + TUNED_NOTE, TUNED_DATE,
+                               f"settings chosen again on the tuning seeds (issue 62), no longer on the verdict "
+                               f"seeds: {chosen_on}", last.thresholds, last.parts, last.layer),)
 
     def register(measure):
         CLAIMS[id] = Claim(id, paper, where, text, paper_value, measure, dict(seconds or {}), kind,
