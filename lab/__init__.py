@@ -6,14 +6,7 @@
 >>> parse_rep("V >> V", "Z(8)").solve().rank   # convolutions: the 8 circulant matrices
 8
 """
-from .threads import choose_wait_policy as _choose_wait_policy
-
-_choose_wait_policy()  # before anything imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
-
 from .lazy import lazy_exports
-from .moved import install as _install_moved
-
-_install_moved()  # old module names (lab.experiments.dynamics, ...) import the moved modules (lab/moved.py)
 
 # The public names load on first use: ``import lab`` (what ``lab --help`` and every submodule import pays) stays
 # light, and ``from lab import S, T`` loads the groups and representations then (scipy with them).

@@ -26,6 +26,7 @@ import time
 from .commands import COMMANDS, DISPATCH  # noqa: F401  (the command -> families table, lab/commands.py)
 from .config import SEED_HIGH
 from .errors import LabError
+from .threads import choose_wait_policy
 
 
 class _Parser(argparse.ArgumentParser):
@@ -817,6 +818,7 @@ def _sweep(args) -> int:
 
 
 def main(argv=None) -> int:
+    choose_wait_policy()  # before a command imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
     args = build_parser().parse_args(argv)
     try:
         if args.command in COMMANDS:

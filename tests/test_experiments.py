@@ -178,7 +178,7 @@ FACES = ("family", "pane", "plots", "claims")
 #: the layers every family stands on (they import no family), and the faces (nothing below imports them)
 SHARED = ("lab.data", "lab.nn", "lab.groups", "lab.reps", "lab.solvers", "lab.control", "lab.runstore", "lab.config",
           "lab.errors", "lab.limits", "lab.jobs", "lab.plots", "lab.dashboard", "lab.reproduce", "lab.experiments",
-          "lab.compare", "lab.sweeps", "lab.device", "lab.kron", "lab.text", "lab.lazy", "lab.moved", "lab.threads")
+          "lab.compare", "lab.sweeps", "lab.device", "lab.kron", "lab.text", "lab.lazy", "lab.threads")
 TOP = ("lab.cli", "lab.commands", "lab.dashboard", "lab.jobs", "lab.experiments", "lab.plots", "lab.reproduce",
        "lab.sweeps", "lab.compare")
 

@@ -36,3 +36,22 @@ def test_a_planted_family_to_family_import_breaks_the_contract(tmp_path):
     assert "lab.bounds.planted -> lab.sharing.partition" in out.stdout
     assert "The shared layers import no family BROKEN" in out.stdout
     assert "lab.groups.planted -> lab.dynamics.model" in out.stdout
+
+
+def test_the_contracts_name_every_family_and_every_shared_module():
+    """The contracts' lists are checked against the package on disk: a family is a folder with a ``family.py``
+    (what the plugin discovery reads), every other module of ``lab`` is shared; a new family or module that the
+    contracts leave out fails here instead of escaping both rules."""
+    import tomllib
+
+    contracts = {c["id"]: c for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+                 ["contracts"]}
+    lab = ROOT / "lab"
+    leaves = sorted(contracts["families-independent"]["modules"])
+    plugins = {f"lab.{p.parent.name}" for p in lab.glob("*/family*.py")} - {"lab.experiments"}  # its protocol
+    assert plugins <= set(leaves)  # every plugin family is a leaf
+    shared = sorted(f"lab.{p.stem if p.is_file() else p.name}" for p in lab.iterdir()
+                    if (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))
+                    or (p.is_dir() and (p / "__init__.py").exists() and f"lab.{p.name}" not in leaves))
+    assert sorted(contracts["shared-knows-no-family"]["forbidden_modules"]) == leaves
+    assert sorted(contracts["shared-knows-no-family"]["source_modules"]) == shared

@@ -2,6 +2,8 @@
 (``build_app``: a FastListTemplate whose sidebar holds the open tab's controls) and the About card."""
 from __future__ import annotations
 
+from ..threads import choose_wait_policy
+
 #: the dashboard's own tabs (not a family's), after the families'
 SHELL_PANES = [("Sweeps", "lab.sweeps.pane:Sweeps")]
 
@@ -40,6 +42,7 @@ ABOUT = (
 
 def build_app():
     """The dashboard: a FastListTemplate whose sidebar holds the active tab's controls (see ``layout``)."""
+    choose_wait_policy()  # before a pane imports torch: OpenMP reads OMP_WAIT_POLICY once (lab/threads.py)
     import panel as pn
 
     from .layout import SIDEBAR_WIDTH
