@@ -51,7 +51,7 @@ def test_on_the_quick_run(quick_report):
         assert len(p["replicates"]) == len(p["null_replicates"]) == 3, p["name"]
         rule = Rule(p["op"], p["threshold"])
         assert rule.judge(p["replicates"])[0] is p["holds"] and rejudge(p).separated is not p["null_holds"]
-    assert [h["version"] for h in c["criterion_history"]] == [1, 2]
+    assert [h["version"] for h in c["criterion_history"]] == [1, 2, 3]  # v4 (the fit retuned) judged
     m = c["measured"]
     assert m["rotated-plane"]["found"] == 1 and m["rotated-plane"]["max_angle"] < 10
     assert m["none"]["found"] == 0

@@ -82,8 +82,9 @@ def test_every_part_follows_its_rule_on_its_replicates(claims):
 
 def test_criteria_are_versioned_and_v1_judged_on_this_run(claims):
     for cid, c in claims.items():
-        assert c["criterion_version"] == 3, cid
-        v1, _ = c["criterion_history"]  # and version 2 judged by statistics layer 1
+        # v3: statistics layer 2; Perm's and Trans's v4 adds the reading at matched distance travelled
+        assert c["criterion_version"] == (4 if cid in ("dyn-perm-aug-vs-nom", "dyn-trans-aug-vs-nom") else 3), cid
+        v1 = c["criterion_history"][0]  # and version 2 judged by statistics layer 1
         assert v1["version"] == 1 and v1["date"] == "2026-11-25", cid
         assert v1["criterion_met"] in (True, False) and v1["why"], cid
         assert c["paper_settings"] and "paper" in c["paper_settings"], cid
@@ -95,15 +96,16 @@ def test_aug_vs_nom_replicates_are_the_runs_of_figure1(claims, outcomes):
     null pairs Nom from other A0s with the same runs."""
     for cid in ("dyn-perm-aug-vs-nom", "dyn-trans-aug-vs-nom"):
         c, o = claims[cid], outcomes[cid]
-        (p,) = c["parts"]
-        assert p["statistic"] == "log10_squared_ratio" and p["threshold"] == -2.0
+        p, matched = c["parts"]
+        assert p["statistic"] == matched["statistic"] == "log10_squared_ratio" and p["threshold"] == -2.0
+        assert "same distance travelled" in matched["name"] and len(matched["replicates"]) == len(p["replicates"])
         fig = next(e for e in o.evidence if e["kind"] == "trajectories")
         (panel,) = fig["panels"].values()
         want = [_log10_sq(a, n) for a, n in zip(_finals(panel["aug"]), _finals(panel["nom"]))]
         assert p["replicates"] == pytest.approx(want, rel=1e-12)
         assert len(p["null_replicates"]) == len(p["replicates"]) == o.settings["runs"]
         assert o.settings["null_run_ids"] == list(range(o.settings["runs"], 2 * o.settings["runs"]))
-        v1, _ = c["criterion_history"]
+        v1 = c["criterion_history"][0]
         assert v1["measured"]["aug_over_nom_squared"] == pytest.approx(o.measured["aug_over_nom_squared"])
         assert v1["criterion_met"] == (o.measured["aug_over_nom_squared"] <= 1e-2)
 

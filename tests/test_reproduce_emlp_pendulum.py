@@ -46,15 +46,16 @@ def _rows(table=GOOD, null=RESEEDED, seeds=(0, 1, 2), scale=1.1, **changes):
 def test_the_claim_is_registered_with_both_versions(capsys):
     from lab.cli import main
     from lab.reproduce import CLAIM_IDS, CLAIM_MODULES, load_claims
-    from lab.reproduce.claim import FIRST_REGISTERED
+    from lab.reproduce.claim import FIRST_REGISTERED, TUNED_NOTE
 
     assert "lab.emlp.claims_pendulum" in CLAIM_MODULES
     assert CLAIM_IDS.index(CID) == CLAIM_IDS.index("emlp-data-efficiency") + 1
     c = load_claims()[CID]
     assert (c.paper, c.kind, c.where) == ("thesis", "claim", "§2.7.2, Table 2.2, Figure 2.6")
-    assert "D2" in c.claim and c.criterion == layer_text(ep.CRITERION) and c.null == ep.NULL
-    v1, v2, v3 = c.criteria
-    assert v3.layer == 2 and v2.text == ep.CRITERION
+    assert "D2" in c.claim and c.criterion == layer_text(ep.CRITERION) + TUNED_NOTE + ep.BASELINE_TEXT
+    assert c.null == ep.NULL
+    v1, v2, v3, v4, v5 = c.criteria  # v4: the quick steps chosen on the tuning seeds; v5: the no-motion baseline
+    assert v3.layer == v4.layer == v5.layer == 2 and v2.text == ep.CRITERION and v5.text.startswith(v4.text)
     assert (v1.version, v1.text, v1.date) == (1, ep.CRITERION_V1, FIRST_REGISTERED)
     assert v1.text.startswith("judged per part, never averaged: (rollout) the EMLP-HNN over each of O(2)")
     assert v2.reason and set(v2.parts) == set(ep.ROLLOUT_PARTS.values()) | set(ep.CONSERVE_PARTS)
@@ -152,7 +153,8 @@ def test_the_quick_run_judges_the_rollout_and_conservation(claim_json):
     assert s["seeds"] == [0, 1, 2] and s["null weight seeds"] == [1000, 1001, 1002]
     names = [p["name"] for p in c["parts"]]
     assert any(n.startswith("rollout:") for n in names) and any(n.startswith("conserves:") for n in names)
-    assert c["criterion_version"] == 3 and c["criterion_history"][0]["version"] == 1
+    # v3 statistics layer 2, v4 the quick steps retuned, v5 the no-motion baseline in the rollout parts
+    assert c["criterion_version"] == 5 and c["criterion_history"][0]["version"] == 1
     runs = c["evidence"][-1]["rows"]  # every run: model, seed, weight seed, rollout error, momentum error, ...
     by = {(r[0], r[1]): r for r in runs}
     for p in c["parts"]:

@@ -50,24 +50,26 @@ def test_chapter_4_is_no_longer_listed_as_wholly_uncovered():
 # ---------------------------------------------------------------------------------------------- versions
 def test_the_criterion_versions_keep_the_first_texts_verbatim():
     from lab.reproduce import load_claims
-    from lab.reproduce.claim import FIRST_REGISTERED
+    from lab.reproduce.claim import FIRST_REGISTERED, TUNED_NOTE
 
     claims = load_claims()
     alias = claims["lee-aliasing"].criteria
-    assert [c.version for c in alias] == [1, 2, 3, 4] and alias[3].layer == 2
-    assert alias[3].text == layer_text(alias[2].text)
+    # v4 statistics layer 2, v5 the quick training retuned, v6 part (b) on the logits too (the confidence confound)
+    assert [c.version for c in alias] == [1, 2, 3, 4, 5, 6] and alias[3].layer == alias[5].layer == 2
+    assert alias[3].text == layer_text(alias[2].text) and alias[4].text == alias[3].text + TUNED_NOTE
+    assert alias[5].text.startswith(alias[4].text) and alias[5].parts == mc.ALIAS_PARTS + mc.ALIAS_LOGITS_PARTS
     # v1: the margin of 2 standard errors of the difference (git history, commit e921c07's parent)
     assert alias[0].text.endswith("by more than 2 standard errors of the difference") and alias[0].date == \
         FIRST_REGISTERED
     # v2: the text of commit e921c07 verbatim, loosened after the full run read 1.91 / 1.92
     assert alias[1].text.endswith("their one-standard-error bars (over images, the thesis's error bars) apart")
     assert "1.91" in alias[1].reason and "1.92" in alias[1].reason
-    assert alias[3].text == claims["lee-aliasing"].criterion and "paired" in alias[2].text
+    assert alias[5].text == claims["lee-aliasing"].criterion and "paired" in alias[2].text
     assert alias[2].parts == mc.ALIAS_PARTS and alias[2].reason
     for cid, old in (("lee-zero-for-equivariant", mc.ZERO_V1), ("lee-layerwise-sums", mc.SUMS_V1),
                      ("lee-equivariance-gap", mc.GAP_V1)):
         versions = claims[cid].criteria
-        assert [c.version for c in versions] == [1, 2, 3] and versions[0].text == old
+        assert [c.version for c in versions] == [1, 2, 3, 4, 5][:len(versions)] and versions[0].text == old
         assert versions[0].date == FIRST_REGISTERED and versions[1].reason and versions[1].parts
 
 
@@ -231,6 +233,37 @@ def test_the_gap_names_a_step_that_fails():
     assert out.parts[0].holds is False and out.holds is False and out.history[1]["holds"] is False
 
 
+def test_the_logits_parts_control_the_confidence_confound():
+    """A model surest of its training inputs has a saturated softmax there, so its probabilities' LEE is lower on
+    train than test whatever the network does; its logits' LEE is not.  The probabilities' step (i) holds, the
+    logits' step (i) does not: the claim is not credited for the confound."""
+    k3 = (1, 2, 3)
+    probs = [{"a t": _sets(1e-4 * k, 0.15, 0.4, 0.3)} for k in k3]  # saturated on train
+    probs_init = [{"a t": _sets(0.1 * k, 0.1, 0.1, 0.1)} for k in k3]
+    logits = [{"a t": _sets(2.0 + 0.1 * k, 2.0, 4.0, 3.0 + 0.1 * k)} for k in k3]  # the same on train and test
+    logits_init = [{"a t": _sets(1.0 + 0.01 * k, 1.0, 1.0 + 0.02 * k, 1.0)} for k in k3]
+    out = mc.assess_gap(probs, probs_init, logits=(logits, logits_init))
+    assert [p.name for p in out.parts] == list(mc.GAP_PARTS + mc.GAP_LOGITS_PARTS)
+    by = {p.name: p for p in out.parts}
+    assert by[mc.GAP_PARTS[0]].holds is True and by[mc.GAP_LOGITS_PARTS[0]].holds is False
+    assert by[mc.GAP_LOGITS_PARTS[1]].holds is True  # the held-out class: larger on the logits too
+    from lab.reproduce.parts import parts_verdict
+
+    assert parts_verdict(out.parts) != "holds"
+
+
+def test_the_aliasing_logits_parts_read_the_same_paired_drop():
+    rng = np.random.default_rng(0)
+    probs = {(m, t): [rng.random(8) * (0.5 if m == "cnn-blur" else 1.0) for _ in range(3)]
+             for m in ("cnn-stride", "cnn-blur", mc.NOBLUR) for t in mc.ALIAS_TRANSFORMS}
+    logits = {k: [10 * v for v in vals] for k, vals in probs.items()}
+    shares = {k: [1.0] for k in probs}
+    out = mc.assess_aliasing(probs, shares, logits=logits)
+    assert [p.name for p in out.parts] == list(mc.ALIAS_PARTS + mc.ALIAS_LOGITS_PARTS)
+    for a, b in zip(out.parts[:2], out.parts[2:]):
+        assert b.replicates == pytest.approx([10 * v for v in a.replicates])  # the same draws, the logits' scale
+
+
 def test_the_profiles():
     from lab.meter.cnn import DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LR
     from lab.reproduce import Profile
@@ -312,7 +345,7 @@ def test_the_quick_run_judges_every_part_on_its_replicates(quick):
             assert all(math.isfinite(v) for v in nulls) and len(set(nulls)) > 1 and threshold not in nulls
         for h in rec["criterion_history"]:
             assert h["verdict"] != "not judged by this run", (cid, h["version"])
-    assert [h["version"] for h in quick["lee-aliasing"]["criterion_history"]] == [1, 2, 3]
+    assert [h["version"] for h in quick["lee-aliasing"]["criterion_history"]] == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.slow
@@ -334,4 +367,4 @@ def test_the_quick_run_shares_one_trained_set(quick):
     assert [b for r, b in built.items() if r.startswith("digits CNNs")] == ["lee-layerwise-sums"]  # built once
     acc = quick["lee-aliasing"]["accuracy"]["digits (test accuracy per seed)"]
     assert set(acc) == {"cnn-stride", "cnn-blur", "cnn-noblur"} and all(len(v) >= 3 for v in acc.values())
-    assert [v["name"] for v in quick["lee-aliasing"]["variants"]] == ["rotation", "logits", "part (a) of v1-v2"]
+    assert [v["name"] for v in quick["lee-aliasing"]["variants"]] == ["rotation", "part (a) of v1-v2"]  # logits: parts

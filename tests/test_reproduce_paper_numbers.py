@@ -60,4 +60,8 @@ def test_every_claim_says_how_its_settings_were_chosen(cid):
 
 @pytest.mark.parametrize("cid", DECLARED)
 def test_settings_chosen_on_verdict_seeds_are_declared(cid):
-    assert "DECLARED" in CLAIMS[cid].chosen_on, CLAIMS[cid].chosen_on
+    """Declared where they are still chosen so; where a tuning probe chose them again (issue 62), the earlier
+    declaration stays on the record, in the reason of the version registered with it."""
+    c = CLAIMS[cid]
+    retuned = c.chosen_on.startswith("tuning seeds 100-102")
+    assert "DECLARED" in c.chosen_on or (retuned and any("DECLARED" in v.reason for v in c.criteria)), c.chosen_on

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
-from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim
-from ..reproduce.stats import Rule, part
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, layer_text
+from ..reproduce.stats import Rule, fit_slope, part
 
 #: the caption's numbers: r_max and the iterations within which X reaches floating point precision
 R_MAX, ITERATIONS = 20, 300
@@ -287,20 +287,52 @@ SCALING_NULL = ("the direct SVD of the stacked constraints (lab.solvers.dense, t
                 "bound says nothing about the method")
 
 
+#: the size whose Krylov solve measures the fixed costs (n = 216: set-up, the power iteration, Python's overheads)
+FIXED_COST_M = 6
+#: a size is past the fixed costs when its Krylov solve takes at least this many times the fixed-cost solve's time
+PAST_FIXED = 2.0
+
+
+SCALING_CRITERION_V3 = (
+    f"per Gaussian start (three seeds), the least-squares slope of log(solve seconds) against log n over S(m) on "
+    f"{SCALING_REP} at sizes past the fixed costs (quick n = 1000 to 2744; the solve's own thread's CPU time, torch "
+    f"and BLAS on one thread); the 95 % t-interval of its mean wholly below the bound's exponent (k + 1) / k = "
+    f"{SCALING_EXPONENT:.4g}, separated from the direct SVD's exponent on the same sizes; no power unless the "
+    f"smallest size's solve takes at least {PAST_FIXED:g} times the S({FIXED_COST_M}) solve's (fixed costs)")
+SCALING_V3_REASON = ("issue 62: v1's sizes (n = 216 to 1000) sat where fixed costs dominate (an exponent of 0.66 "
+                     "against the bound's 1.33 could not fail); the sizes move past them, and a part whose smallest "
+                     "size is not past them has no power")
+
+
 def scaling_sizes(full: bool) -> tuple[int, ...]:
-    """The m of S(m): n = m^3 from 216 to 1000 (quick) or 512 to 4096 (full)."""
-    return (8, 10, 12, 14, 16) if full else (6, 8, 10)
+    """The m of S(m): n = m^3 from 1000 to 2744 (quick) or 1728 to 5832 (full), where the solve's time is at least
+    ``PAST_FIXED`` times the fixed cost (v1 ran 216 to 1000, where the Krylov time grew as n^0.66: fixed costs)."""
+    return (12, 14, 16, 18) if full else (10, 12, 14)
+
+
+def fixed_costs(fixed: list, smallest: list) -> dict:
+    """``part``'s ``baseline`` of the scaling part: per seed, the fixed-cost solve's seconds (S(6)) over the smallest
+    judged size's; beaten (past the fixed costs, so the slope reads the method) when the mean is at most
+    1 / ``PAST_FIXED``.
+
+    >>> fixed_costs([0.1, 0.1], [0.3, 0.25])["beaten"], fixed_costs([0.1], [0.15])["beaten"]
+    (True, False)
+    """
+    ratios = [f / s if s > 0 else math.inf for f, s in zip(fixed, smallest)]
+    mean = sum(ratios) / len(ratios) if ratios else math.inf
+    return {"what": f"the fixed costs: the S({FIXED_COST_M}) solve's time, against the smallest size judged",
+            "margin": 1 / PAST_FIXED, "beaten": bool(ratios) and mean <= 1 / PAST_FIXED,
+            "reads": f"the fixed-cost solve's seconds over the smallest judged size's, per seed, mean at most "
+                     f"1/{PAST_FIXED:g}", "ratios": [round(r, 3) for r in ratios], "mean ratio": round(mean, 3)}
 
 
 def time_exponent(draw: dict) -> float:
     """The statistic, claim and null alike: the least-squares slope of log seconds against log n over the sizes of
-    ``draw`` ({"n": [...], "seconds": [...]}), fitted as the ensembles' size laws are (``fit_slope``).
+    ``draw`` ({"n": [...], "seconds": [...]}), fitted as the ensembles' size laws are (``lab.reproduce.stats.fit_slope``).
 
     >>> round(time_exponent({"n": [10, 100, 1000], "seconds": [0.1, 1.0, 10.0]}), 9)
     1.0
     """
-    from ..ensembles.metrics import fit_slope
-
     return fit_slope(draw["n"], draw["seconds"])
 
 
@@ -328,8 +360,11 @@ def _timed(fn):
        paper_settings="S(m) on T(3) at m = 6, 8, 10 (quick; full: 8-16), the lab's Krylov solver (heavy-ball "
                       "momentum) against its dense SVD, timed as one thread's CPU seconds (the thesis states the "
                       "bound and its cost argument; it prints no timing of this case)",
-       chosen_on=("S(m) on T(3) at m = 6, 8, 10 (full: 8-16), sizes cut for time; not tuned on outcomes (no record "
-                  "of tuning)"))
+       chosen_on=("DECLARED: S(m) on T(3) at m = 10, 12, 14 (full: 12-18), chosen after timing one Gaussian start "
+                  "(seed 0, a verdict seed) at m = 6-14: the Krylov solve took 0.15, 0.18, 0.31, 0.82, 1.67 s, so "
+                  "below m = 10 fixed costs dominate; the timings' regime was read, not the verdict"),
+       later=(Criterion(0, layer_text(SCALING_CRITERION_V3), "2026-12-02", SCALING_V3_REASON,
+                        (("EXPONENT", SCALING_EXPONENT), ("PAST_FIXED", PAST_FIXED)), (SCALING_PART,)),))
 def measure_scaling(profile):
     from statistics import median_high
 
@@ -372,9 +407,13 @@ def measure_scaling(profile):
                 dense_s[j].append(sec)
                 dense_ranks[m] = B.shape[1]
                 done += 1
+        group = parse_group(f"S({FIXED_COST_M})")
+        (block,) = parse_rep(SCALING_REP, group).blocks
+        fixed = [_timed(lambda: krylov_basis(group, block.factors, r_start=R_MAX, seed=s))[0] for s in ss]
     draws = [{"n": ns, "seconds": krylov_s[s]} for s in ss]
     null_draws = [{"n": ns, "seconds": dense_s[j]} for j in range(len(ss))]
-    p = part(SCALING_PART, time_exponent, draws, null_draws, Rule("<", SCALING_EXPONENT), SCALING_NULL)
+    p = part(SCALING_PART, time_exponent, draws, null_draws, Rule("<", SCALING_EXPONENT), SCALING_NULL,
+             baseline=fixed_costs(fixed, [krylov_s[s][0] for s in ss]))
     k_med = [median_high([krylov_s[s][i] for s in ss]) for i in range(len(sizes))]
     d_med = [median_high([dense_s[j][i] for j in dense_s]) for i in range(len(sizes))]
     rows = [[f"S({m})", n, ranks[m][0], dense_ranks[m], median_high(iterations[m]), round(k, 3), round(d, 3),
@@ -388,8 +427,9 @@ def measure_scaling(profile):
         settings={"group": "S(m)", "rep": SCALING_REP, "m": list(sizes), "n": ns, "seeds": ss, "r_start": R_MAX,
                   "clock": "time.thread_time (this thread's CPU seconds)", "torch threads": 1, "BLAS threads": 1,
                   "solver": "lab.solvers.krylov.krylov_basis (tol 1e-12)", "null solver": "lab.solvers.dense",
-                  "criterion": SCALING_CRITERION},
-        criterion=SCALING_CRITERION, parts=[p],
+                  "fixed-cost solve": f"S({FIXED_COST_M}) {SCALING_REP}, n = {FIXED_COST_M ** 3}",
+                  "fixed-cost seconds": [round(v, 3) for v in fixed], "criterion": SCALING_CRITERION_V3},
+        criterion=SCALING_CRITERION_V3, parts=[p],
         replicates={"what": f"Gaussian starts, seeds {ss[0]}-{ss[-1]} (the dense solve: as many timings)",
                     "claim": len(ss), "null": len(ss)},
         evidence=[

@@ -32,7 +32,7 @@ import functools
 import math
 from fractions import Fraction
 
-from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge, layer_text
 from ..reproduce.stats import Rule, null_words, part
 
 #: the learning rates of the authors' code (train_permutation.py 1e-4, train_translation.py and
@@ -493,6 +493,66 @@ RATIO_CRITERIA = (
               thresholds=(("log10_squared_ratio_max", RATIO_LOG10_MAX),), parts=(RATIO_PART,)))
 
 
+#: the later version (issue 62): "several orders of magnitude" in the paper's terms, at matched distance travelled
+MATCHED_PART = "Aug at least 100 x closer to E than Nom at the same distance travelled ||A - A0|| (squared norm)"
+MATCHED_DATE = "2026-12-02"
+MATCHED_TEXT = ("  'Several orders of magnitude' in the paper's terms: Figure 1 plots the squared norm ||Pi_perp A||^2 "
+                "against the distance travelled ||A - A0||, so the reading is at least two decades of that squared "
+                "norm (one decade of the norm), and a second part reads it as the figure shows it: per run, Aug's "
+                "and Nom's ||Pi_perp A||^2 at the same ||A - A0|| (the smaller of the two runs' final distances, "
+                f"each run's curve interpolated along its own steps), log10 of their ratio wholly below "
+                f"{RATIO_LOG10_MAX:g}; the null read the same way.")
+MATCHED_REASON = ("issue 62: the final-step reading compared Aug and Nom after different distances travelled (Aug "
+                  "moves further from A0 at these learning rates), where the paper's Figure 1 compares them along "
+                  "the distance; and 'several orders of magnitude' was printed without saying of which quantity")
+
+
+def _curve(trainer, strategy: str) -> dict:
+    """{run: [(||A - A0||, ||Pi_perp A||) per step, in step order]} of ``strategy``'s runs (totals over layers)."""
+    out: dict = {}
+    for r in sorted((r for r in trainer.records if r["strategy"] == strategy and r["layer"] == "total"),
+                    key=lambda r: r["step"]):
+        out.setdefault(r["run"], []).append((_f(r["dist_from_init"]), _f(r["dist_from_E"])))
+    return out
+
+
+def at_distance(curve, d: float) -> float | None:
+    """``||Pi_perp A||`` where a run's curve ``[(||A - A0||, ||Pi_perp A||), ...]`` (step order) first reaches
+    distance ``d``, linearly interpolated between the two steps around it; None where it never does or a value is
+    missing.
+
+    >>> at_distance([(0.0, 0.0), (1.0, 2.0), (3.0, 4.0)], 2.0)
+    3.0
+    """
+    prev = None
+    for x, y in curve:
+        if x is None or y is None:
+            return None
+        if x >= d:
+            if prev is None or x == prev[0]:
+                return y
+            t = (d - prev[0]) / (x - prev[0])
+            return prev[1] + t * (y - prev[1])
+        prev = (x, y)
+    return None
+
+
+def _matched_draws(trainer_y, strategy_y: str, trainer_ref, strategy_ref: str = "nom") -> list[dict]:
+    """As ``_pair_draws``, the two runs' ||Pi_perp A|| read at the same distance travelled: the smaller of their
+    final ||A - A0||."""
+    ys, refs = _curve(trainer_y, strategy_y), _curve(trainer_ref, strategy_ref)
+    out = []
+    for run_y, run_ref in zip(trainer_y.run_ids, trainer_ref.run_ids):
+        cy, cr = ys.get(run_y) or [], refs.get(run_ref) or []
+        ends = [c[-1][0] for c in (cy, cr) if c and c[-1][0] is not None]
+        if len(ends) < 2:
+            out.append({"y": None, "ref": None, "distance": None})
+            continue
+        d = min(ends)
+        out.append({"y": at_distance(cy, d), "ref": at_distance(cr, d), "distance": d})
+    return out
+
+
 def _ratio_claim(profile, experiment: str) -> Outcome:
     main = _main_run(profile, experiment, share=(0.0, 0.6))
     other = _nom_other(profile, experiment, share=(0.6, 0.7))
@@ -506,7 +566,10 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
     the_part = part(RATIO_PART, log10_squared_ratio, _pair_draws(main, "aug", main),
                     _pair_draws(other, "nom", main), Rule("<", RATIO_LOG10_MAX), RATIO_NULL_V2,
                     baseline=trivial_baseline({experiment: main_accuracy(profile, experiment)}))
-    holds = the_part.holds
+    matched = part(MATCHED_PART, log10_squared_ratio, _matched_draws(main, "aug", main),
+                   _matched_draws(other, "nom", main), Rule("<", RATIO_LOG10_MAX),
+                   RATIO_NULL_V2 + ", at the same distance travelled", baseline=the_part.baseline)
+    holds = the_part.holds and matched.holds
     v1_holds, v1_null = judge(_squared_ok, squared, RATIO_NULL, null_squared)
     history = {1: {"holds": v1_holds, "null_holds": v1_null.holds,
                    "measured": {"aug_over_nom_squared": squared, "null": null_squared},
@@ -602,14 +665,21 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
                f"it is unchanged; in the figure Nom's curve is drawn at Aug's ||A - A0||, {x_scale:.2f} of Nom's own "
                f"({'compressed' if x_scale < 1 else 'stretched'} along x), so Nom appears to leave E "
                f"{'faster' if x_scale < 1 else 'slower'} per unit of distance travelled than it does.")
-    note = reading + trained + why + tracker
+    mlo, mhi = matched.interval or (math.nan, math.nan)
+    at = ", ".join(f"{d['distance']:.3g}" for d in _matched_draws(main, "aug", main) if d["distance"] is not None)
+    matched_text = (f"  At the same distance travelled (||A - A0|| = {at} per run, the smaller of Aug's and Nom's "
+                    f"final), log10 (Aug/Nom)^2 = {', '.join(f'{v:.2f}' for v in matched.replicates)} (interval "
+                    f"[{mlo:.2f}, {mhi:.2f}]); the null's {', '.join(f'{v:.2f}' for v in matched.null_replicates)}, "
+                    f"{null_words(matched)}.")
+    note = reading + trained + why + tracker + matched_text
     return Outcome(
-        measured={"log10_aug_over_nom_squared": the_part.measured, "aug_over_nom": ratio,
+        measured={"log10_aug_over_nom_squared": the_part.measured,
+                  "log10_aug_over_nom_squared_at_matched_distance": matched.measured, "aug_over_nom": ratio,
                   "aug_over_nom_squared": squared, "exponent_in_L": L_slope, "exponent_in_steps": steps_slope},
         settings={**settings, "seed": profile.seed, "sweep_L": Ls, "dtype": _dtype_name(main),
                   "null_run_ids": list(other.run_ids), "criterion": RATIO_CRITERION_V2},
         evidence=evidence, note=note, criterion=RATIO_CRITERION_V2, accuracy={experiment: acc},
-        variants=variants, parts=[the_part], history=history,
+        variants=variants, parts=[the_part, matched], history=history,
         replicates={"what": _runs_text(main, other), "claim": main.R, "null": other.R},
         paper_settings=_paper_settings(profile, experiment, main))
 
@@ -622,7 +692,9 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
                       "1000 graphs); full: the paper's",
        chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
                   "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
-                  "docstring)"))
+                  "docstring)"),
+       later=(Criterion(0, layer_text(RATIO_CRITERION_V2) + MATCHED_TEXT, MATCHED_DATE, MATCHED_REASON,
+                        RATIO_CRITERIA[-1].thresholds, (RATIO_PART, MATCHED_PART)),))
 def perm_aug_vs_nom(profile) -> Outcome:
     return _ratio_claim(profile, "perm")
 
@@ -635,7 +707,9 @@ def perm_aug_vs_nom(profile) -> Outcome:
                       "runs, 50 epochs, L = 25, lr 1e-5); full: the paper's",
        chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
                   "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
-                  "docstring)"))
+                  "docstring)"),
+       later=(Criterion(0, layer_text(RATIO_CRITERION_V2) + MATCHED_TEXT, MATCHED_DATE, MATCHED_REASON,
+                        RATIO_CRITERIA[-1].thresholds, (RATIO_PART, MATCHED_PART)),))
 def trans_aug_vs_nom(profile) -> Outcome:
     return _ratio_claim(profile, "trans")
 

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import math
 
-from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim
-from ..reproduce.stats import Rule, part
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, layer_text
+from ..reproduce.stats import ACCURACY_MARGIN, Rule, accuracy_baseline, part
 
 EXACT_TOL = 1e-10
 SLOPE_RANGE = (-0.6, -0.4)
@@ -54,6 +54,13 @@ EXACT = {"channels": 4, "steps": 20, "lr": 0.05, "batch": 32, "inputs": 64}
 REPLICATES = 3
 NULL_OFFSET = 3
 V2_DATE = "2026-11-27"
+#: v3 (issue 62): the trivial baseline in the evidence and the verdict
+BASELINE_DATE = "2026-12-02"
+CHANCE = 0.1
+BASELINE_TEXT = (f"  Every pool judged must classify better than chance ({CHANCE:g}, ten digits) by "
+                 f"{ACCURACY_MARGIN:g} (its ensemble's test accuracy), else the part has no power.")
+BASELINE_REASON = ("issue 62: the trivial baseline in every learned claim: equivariance errors of pools that learned "
+                   "nothing say nothing about the theorem's trained ensembles")
 V2_REASON = ("issue 46: one seed and a one-draw null judged a margin at seed-to-seed noise; v2 judges each part on "
              "the 95 % interval over three seeds against a null read by the same statistic on three draws")
 PAPER_SETTINGS = {
@@ -247,6 +254,8 @@ def law_gap(summary: dict) -> float:
        criteria=(Criterion(1, FALLS_CRITERION, FIRST_REGISTERED),
                  Criterion(2, FALLS_CRITERION_V2, V2_DATE, V2_REASON,
                            thresholds=(("SLOPE_BAND", SLOPE_BAND), ("LAW_BAND", LAW_BAND)), parts=FALLS_PARTS)),
+       later=(Criterion(0, layer_text(FALLS_CRITERION_V2) + BASELINE_TEXT, BASELINE_DATE, BASELINE_REASON,
+                        (("SLOPE_BAND", SLOPE_BAND), ("LAW_BAND", LAW_BAND)), FALLS_PARTS),),
        chosen_on=("quick: 4 channels, M up to 16, 100 steps at lr 0.1 (ten times the authors'), raised because at "
                   "0.01 the members barely moved and the settings differed little (module docstring; on which seeds "
                   "that was read is not recorded)"))
@@ -254,8 +263,9 @@ def measure_falls(profile) -> Outcome:
     ss = seeds(profile)
     runs = [pool_run(profile, "invariant", seed=s) for s in ss]
     nones = [pool_run(profile, "invariant", augment="none", seed=s) for s in ss]
-    parts = [part(FALLS_PARTS[0], slope_gap, runs, nones, Rule("<", SLOPE_BAND), FALLS_NULL_V2),
-             part(FALLS_PARTS[1], law_gap, runs, nones, Rule("<", LAW_BAND), FALLS_NULL_V2)]
+    chance = accuracy_baseline([r["accuracy"]["ensemble"] for r in runs], CHANCE, "the setting-(i) pools")
+    parts = [part(FALLS_PARTS[0], slope_gap, runs, nones, Rule("<", SLOPE_BAND), FALLS_NULL_V2, baseline=chance),
+             part(FALLS_PARTS[1], law_gap, runs, nones, Rule("<", LAW_BAND), FALLS_NULL_V2, baseline=chance)]
     run, none = runs[0], nones[0]
     v1 = {"slope": run["slope"], "law_ratio": law_ratio(run)}
     v1_null = {"slope": none["slope"], "law_ratio": law_ratio(none)}
@@ -311,6 +321,8 @@ def law_above(pair) -> float:
        criteria=(Criterion(1, MATTER_CRITERION, FIRST_REGISTERED),
                  Criterion(2, MATTER_CRITERION_V2, V2_DATE, V2_REASON, thresholds=(("ABOVE", ABOVE),),
                            parts=MATTER_PARTS)),
+       later=(Criterion(0, layer_text(MATTER_CRITERION_V2) + BASELINE_TEXT, BASELINE_DATE, BASELINE_REASON,
+                        (("ABOVE", ABOVE),), MATTER_PARTS),),
        chosen_on=("quick: 4 channels, M up to 16, 100 steps at lr 0.1 (ten times the authors'), raised because at "
                   "0.01 the members barely moved and the settings differed little (module docstring; on which seeds "
                   "that was read is not recorded)"))
@@ -323,10 +335,13 @@ def measure_matter(profile) -> Outcome:
     null_pairs = list(zip(twins, base))
     ii = list(zip(runs["noninvariant-init"], base))
     iii = list(zip(runs["noninvariant-space"], base))
-    parts = [part(MATTER_PARTS[0], error_above, ii, null_pairs, Rule(">", ABOVE), MATTER_NULL_V2),
-             part(MATTER_PARTS[1], error_above, iii, null_pairs, Rule(">", ABOVE), MATTER_NULL_V2),
-             part(MATTER_PARTS[2], law_above, ii, null_pairs, Rule(">", 0.0), MATTER_NULL_V2),
-             part(MATTER_PARTS[3], law_above, iii, null_pairs, Rule(">", 0.0), MATTER_NULL_V2)]
+    chance = {k: accuracy_baseline([r["accuracy"]["ensemble"] for r in (*base, *runs[k])], CHANCE,
+                                   f"the setting-(i) and {k} pools") for k in names[1:]}
+    ii_b, iii_b = chance["noninvariant-init"], chance["noninvariant-space"]
+    parts = [part(MATTER_PARTS[0], error_above, ii, null_pairs, Rule(">", ABOVE), MATTER_NULL_V2, baseline=ii_b),
+             part(MATTER_PARTS[1], error_above, iii, null_pairs, Rule(">", ABOVE), MATTER_NULL_V2, baseline=iii_b),
+             part(MATTER_PARTS[2], law_above, ii, null_pairs, Rule(">", 0.0), MATTER_NULL_V2, baseline=ii_b),
+             part(MATTER_PARTS[3], law_above, iii, null_pairs, Rule(">", 0.0), MATTER_NULL_V2, baseline=iii_b)]
     # v1 on this run: the first seed's three settings, its null the setting-(i) pool of the next seed (v1's "seed 1")
     v1 = {k: _reading(v[0]) for k, v in runs.items()}
     twin_v1 = _reading(base[1])

@@ -25,6 +25,7 @@ import math
 import numpy as np
 import torch
 
+from ..reproduce.stats import fit_slope  # the shared stats layer's; re-exported for lab.ensembles' users
 from .network import ORDER, EnsembleError, ensemble_logits, rotate_images
 
 AVERAGES = ("logits", "probs")
@@ -91,10 +92,3 @@ def size_curve(orbit: torch.Tensor, sizes, resamples: int = 20, seed: int = 0, a
     return rows
 
 
-def fit_slope(sizes, values) -> float:
-    """The least-squares slope of ``log value`` against ``log size`` (NaN with fewer than two positive points)."""
-    pts = [(math.log(m), math.log(v)) for m, v in zip(sizes, values) if m > 0 and v > 0 and math.isfinite(v)]
-    if len(pts) < 2:
-        return float("nan")
-    a = np.array(pts)
-    return float(np.polyfit(a[:, 0], a[:, 1], 1)[0])

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from ..errors import LabError
@@ -304,7 +304,8 @@ def paper_reading(part: str, printed, statistic: Callable[[Any], float], op: str
 
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
           kind: str = "claim", criterion: str = "", null: str = "", criteria: tuple | list = (),
-          paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = (), retuned_from: str = ""):
+          paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = (), retuned_from: str = "",
+          later: tuple | list = ()):
     """Register ``measure(profile) -> Outcome`` as claim ``id``: ``criterion`` in words and ``null``, the baseline
     it must fail (every real claim declares both; ``tests/test_reproduce_runner.py`` checks it).
 
@@ -314,7 +315,10 @@ def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds:
     ``Claim``); ``paper_numbers``: the paper's printed numbers, each a ``paper_reading``.  ``retuned_from``: for a
     claim whose settings were first chosen on the verdict seeds (declared) and then chosen again by a tuning probe
     (``lab.reproduce.tuning``; ``chosen_on`` its words), the declared words layer 2's version was registered with:
-    that version is kept, and a new one says the settings now come from the tuning seeds."""
+    that version is kept, and a new one says the settings now come from the tuning seeds.  ``later``: versions
+    registered after those two automatic ones (``Criterion``s whose ``version`` is renumbered to follow them, or
+    functions of the version before them that return one), judged by today's layer: a change made after layer 2 and
+    the retuning."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}")
     if kind not in KINDS:
@@ -333,6 +337,9 @@ def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds:
         versions += (Criterion(last.version + 1, last.text + TUNED_NOTE, TUNED_DATE,
                                f"settings chosen again on the tuning seeds (issue 62), no longer on the verdict "
                                f"seeds: {chosen_on}", last.thresholds, last.parts, last.layer),)
+    for c in later:
+        c = c(versions[-1]) if callable(c) else c  # a function of the version before it
+        versions += (replace(c, version=versions[-1].version + 1, layer=LAYER),)
 
     def register(measure):
         CLAIMS[id] = Claim(id, paper, where, text, paper_value, measure, dict(seconds or {}), kind,

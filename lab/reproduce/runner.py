@@ -298,14 +298,29 @@ def _history(c, outcome: Outcome) -> list:
     out = []
     for crit in c.criteria[:-1]:
         judged = outcome.history.get(crit.version) or outcome.history.get(str(crit.version)) or {}
-        if not judged and crit.version == c.current.version - 1 and crit.layer < c.current.layer:
-            judged = _legacy_reading(outcome.parts)
+        later = c.criteria[crit.version] if crit.version < len(c.criteria) else c.current
+        if not judged and crit.layer < c.current.layer and later.layer == c.current.layer:  # the last of layer 1
+            named = [p for p in outcome.parts if p.name in set(crit.parts)]  # its own, where it names them
+            judged = _legacy_reading(named or list(outcome.parts))
+        if not judged and crit.layer == c.current.layer:
+            judged = _same_layer_reading(crit, outcome.parts)
         met = judged.get("holds")
         entry = dict(crit.to_dict(), criterion_met=met, measured=judged.get("measured"), why=judged.get("why", ""))
         entry["verdict"] = ("not judged by this run" if not judged else
-                            verdict_text("finished", met, judged.get("null_holds")))
+                            judged.get("verdict") or verdict_text("finished", met, judged.get("null_holds")))
         out.append(entry)
     return out
+
+
+def _same_layer_reading(crit, parts) -> dict:
+    """An earlier version judged by today's layer (it differs from the current one in how settings were chosen, a
+    baseline, or parts the current one added): its verdict is that of its parts this run judged ({} when none)."""
+    mine = [p for p in parts if p.name in set(crit.parts)]  # a profile may judge only some of them (quick)
+    if not mine or parts_verdict(mine) is None:
+        return {}
+    return {"holds": all(bool(p.holds) for p in mine), "null_holds": nulls_hold(p.null_holds for p in mine),
+            "measured": {p.name: p.measured for p in mine}, "verdict": parts_verdict(mine),
+            "why": "this run's draws, the parts this version names, judged by the same statistics layer"}
 
 
 def _legacy_reading(parts) -> dict:
@@ -330,6 +345,8 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
     if judged is not None:  # the statistics layer's verdict; ``holds`` (the contract key) True or False only then
         holds = True if judged == "holds" else (False if judged == "does not hold" else None)
         criterion = layer_text(criterion)
+        if c.current.text.startswith(criterion):  # a later version adds to it (retuned settings, more parts)
+            criterion = c.current.text
         if isinstance(settings.get("criterion"), str):  # the settings state the criterion judged, too
             settings["criterion"] = layer_text(settings["criterion"])
     else:  # layer 1: True only with power; the criterion's own answer is ``criterion_met``

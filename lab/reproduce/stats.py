@@ -530,11 +530,11 @@ def with_replaced(parts, replaced) -> list:
 MSE_BASELINE_MARGIN = 0.5
 
 
-def mse_baseline(models, trivial, what: str, reference: str) -> dict:
+def mse_baseline(models, trivial, what: str, reference: str, quantity: str = "test MSE") -> dict:
     """``part``'s ``baseline`` for a regression part: per seed, the reference model's test MSE (``models``, a
     diverged one infinite) over the trivial baseline's (``trivial``), beaten when the mean of these ratios is at most
     ``MSE_BASELINE_MARGIN``; ``what`` names the baseline, ``reference`` the models ("the better of EMLP's and the
-    MLP's").
+    MLP's"), ``quantity`` the error compared (any error whose trivial value is the baseline's).
 
     >>> b = mse_baseline([8.0, 2.0], [10.0, 10.0], "predicting the mean", "the better of A's and B's")
     >>> b["ratios"], b["mean ratio"], b["beaten"]
@@ -547,9 +547,42 @@ def mse_baseline(models, trivial, what: str, reference: str) -> dict:
         return float(f"{x:.{digits}g}") if math.isfinite(x) else x
 
     return {"what": what, "margin": MSE_BASELINE_MARGIN, "beaten": bool(ratios) and mean_ratio <= MSE_BASELINE_MARGIN,
-            "reads": f"{reference} test MSE over the baseline's, per seed, mean at most {MSE_BASELINE_MARGIN:g}",
+            "reads": f"{reference} {quantity} over the baseline's, per seed, mean at most {MSE_BASELINE_MARGIN:g}",
             "models' MSE": [rounded(x) for x in models], "baseline MSE": [rounded(x) for x in trivial],
             "ratios": [rounded(x, 3) for x in ratios], "mean ratio": rounded(mean_ratio, 3)}
+
+
+def fit_slope(sizes, values) -> float:
+    """The least-squares slope of ``log value`` against ``log size`` (NaN with fewer than two positive points): a
+    power law's exponent, as the ensembles' size laws and the solvers' time laws are read.
+
+    >>> round(fit_slope([10, 100, 1000], [0.1, 1.0, 10.0]), 9), math.isnan(fit_slope([1], [1.0]))
+    (1.0, True)
+    """
+    pts = [(math.log(m), math.log(v)) for m, v in zip(sizes, values) if m > 0 and v > 0 and math.isfinite(v)]
+    if len(pts) < 2:
+        return float("nan")
+    a = np.array(pts)
+    return float(np.polyfit(a[:, 0], a[:, 1], 1)[0])
+
+
+#: a classification part has power only where its models' accuracy beats chance by at least this much (the same
+#: margin as the dynamics parts', ``lab.dynamics.claims.BASELINE_MARGIN``)
+ACCURACY_MARGIN = 0.05
+
+
+def accuracy_baseline(accuracies, chance: float, reference: str, what: str = "") -> dict:
+    """``part``'s ``baseline`` for a classification part: beaten when every model's accuracy (``accuracies``, one
+    per draw; a missing one fails) is at least ``chance`` + ``ACCURACY_MARGIN``; ``reference`` names the models.
+
+    >>> accuracy_baseline([0.9, 0.16], 0.1, "the pools")["beaten"], accuracy_baseline([0.9, 0.14], 0.1, "x")["beaten"]
+    (True, False)
+    """
+    accs = [None if a is None else float(a) for a in accuracies]
+    return {"what": what or f"chance ({chance:g})", "margin": ACCURACY_MARGIN,
+            "beaten": bool(accs) and all(a is not None and a >= chance + ACCURACY_MARGIN for a in accs),
+            "reads": f"{reference}: every draw's accuracy at least chance + {ACCURACY_MARGIN:g}",
+            "accuracies": [None if a is None else round(a, 4) for a in accs], "chance": chance}
 
 
 def null_words(p: Part) -> str:

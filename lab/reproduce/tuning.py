@@ -9,8 +9,8 @@ in ``tuning.json`` beside this file (committed).  The claim's ``chosen_on`` is t
 the rule and the choice, which the report prints.  ``problems()`` (a test) fails when the code's setting is not the
 kept choice, when the rule or the candidates changed after the probe ran, or when a probe was never run.
 
-The rule picks the cheapest candidate it accepts; when it accepts none, the most expensive (the last) is kept and the
-record says so.  No torch here: probes import what they need when they run.
+The rule picks the cheapest candidate it accepts; when it accepts none, the most expensive (the last) is kept, or
+the cheapest where the probe declares ``fallback="cheapest"``, and the record says so.  No torch here: probes import what they need when they run.
 
 >>> p = Probe("demo", "epochs", "the fewest epochs whose accuracy is at least 0.9 on every tuning seed",
 ...           {"5": 5, "10": 10, "20": 20}, lambda c, s: {"accuracy": 0.5 + c / 20},
@@ -52,6 +52,12 @@ class Probe:
     accept: Callable[[dict], bool]
     current: Callable[[], Any]
     claims: tuple = ()
+    #: stop at the first accepted candidate (the dearer ones are listed, not read: a probe whose every candidate
+    #: costs minutes)
+    stop_early: bool = False
+    #: the candidate kept when none meets the rule: "dearest" (the last) or "cheapest" (the first: where the claim's
+    #: part reads no power whatever the setting, paying for the dearest buys nothing); part of the rule's words
+    fallback: str = "dearest"
 
     def run(self, seeds=TUNING_SEEDS, progress: Callable[[str], None] = lambda message: None) -> dict:
         """Every candidate read on every seed, the rule applied: the record ``tuning.json`` keeps."""
@@ -59,6 +65,9 @@ class Probe:
             raise LabError(f"tuning probe {self.name}: seeds {sorted(seeds)} overlap the verdict seeds (0-99)")
         rows = []
         for label, value in self.candidates.items():
+            if self.stop_early and any(r["accepted"] for r in rows):
+                rows.append({"candidate": label, "value": value, "readings": {}, "accepted": None})
+                continue
             readings = {}
             for seed in seeds:
                 progress(f"{self.name}: {label}, seed {seed}")
@@ -67,7 +76,8 @@ class Probe:
                          "accepted": bool(self.accept(readings))})
         accepted = [r["candidate"] for r in rows if r["accepted"]]
         return {"probe": self.name, "setting": self.setting, "rule": self.rule, "seeds": [int(s) for s in seeds],
-                "candidates": rows, "chosen": accepted[0] if accepted else rows[-1]["candidate"],
+                "candidates": rows, "chosen": accepted[0] if accepted else
+                rows[0 if self.fallback == "cheapest" else -1]["candidate"], "fallback": self.fallback,
                 "met": bool(accepted), "claims": list(self.claims), "date": datetime.date.today().isoformat()}
 
 
@@ -76,13 +86,14 @@ PROBES: dict[str, Probe] = {}
 
 
 def probe(name: str, setting: str, rule: str, candidates: dict, accept: Callable[[dict], bool],
-          current: Callable[[], Any], claims: tuple = ()):
+          current: Callable[[], Any], claims: tuple = (), stop_early: bool = False, fallback: str = "dearest"):
     """Declare ``read(value, seed) -> dict`` as the probe ``name`` (see ``Probe``)."""
     if not candidates:
         raise ValueError(f"tuning probe {name}: no candidates")
 
     def register(read):
-        PROBES[name] = Probe(name, setting, rule, dict(candidates), read, accept, current, tuple(claims))
+        PROBES[name] = Probe(name, setting, rule, dict(candidates), read, accept, current, tuple(claims), stop_early,
+                             fallback)
         return read
 
     return register
@@ -104,7 +115,9 @@ def chosen_on(name: str, path: Path = PATH) -> str:
     seeds = rec["seeds"]
     span = f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
     labels = ", ".join(c["candidate"] for c in rec["candidates"])
-    verdict = "chosen" if rec["met"] else "kept (no candidate met the rule: the most expensive)"
+    dearest = rec.get("fallback", "dearest") == "dearest"
+    verdict = "chosen" if rec["met"] else \
+        f"kept (no candidate met the rule: the {'most expensive' if dearest else 'cheapest'})"
     return (f"tuning seeds {span}, apart from the verdict seeds (probe {name}, {rec['date']}): {rec['setting']} "
             f"{verdict} by the rule \"{rec['rule']}\" among {labels}: {rec['chosen']}")
 
@@ -157,5 +170,7 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # run as the imported module, whose PROBES the claim modules fill (not __main__'s)
+    from lab.reproduce import tuning as _module
+
+    raise SystemExit(_module.main())

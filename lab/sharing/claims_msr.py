@@ -27,7 +27,7 @@ full ones.
 from __future__ import annotations
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, paper_reading
-from ..reproduce.stats import Rule, part
+from ..reproduce.stats import MSE_BASELINE_MARGIN, Rule, mse_baseline, part
 
 #: the report's Table I (test losses), 20 meta-training tasks: (rank, kernel) -> (without, with exclusive sparsity)
 PAPER_20 = {(1, 3): (0.675, 0.322), (2, 3): (0.919, 0.515), (5, 3): (1.364, 0.611), (2, 5): (3.146, 2.26),
@@ -60,6 +60,28 @@ GROUP_MARGIN = 10.0
 TWIN = 1000
 #: the date the criteria of issue 46 (parts on replicates, nulls with teeth) were declared
 REVISED = "2026-11-27"
+#: the later version of every MSR claim (issue 62): the trivial baseline in the verdict
+BASELINE_DATE = "2026-12-02"
+BASELINE_TEXT = (f"  The unregularised MSR runs must beat predicting zero (the targets' mean) on their test tasks: "
+                 f"test loss at most {MSE_BASELINE_MARGIN:g} of its, mean over the runs read, else the part has no "
+                 f"power.")
+BASELINE_REASON = ("issue 62: the trivial baseline in every learned claim: changes in the test loss of meta-learners "
+                   "that explain nothing of the tasks compare nothing")
+
+
+def baseline_version(last: Criterion) -> Criterion:
+    """The later criterion version of an MSR claim: its last one with the trivial baseline added."""
+    return Criterion(0, last.text + BASELINE_TEXT, BASELINE_DATE, BASELINE_REASON, last.thresholds, last.parts)
+
+
+def msr_baseline(choices) -> dict:
+    """``part``'s ``baseline``: the unregularised run (lambda = 0) of every ``LambdaChoice`` read, its test loss
+    against predicting zero on the same test tasks (``lab.sharing.msr.zero_prediction_loss``)."""
+    from .msr import zero_prediction_loss
+
+    runs = [c.results[0.0] for c in choices]
+    return mse_baseline([r.test_loss for r in runs], [zero_prediction_loss(r.settings) for r in runs],
+                        "predicting zero, the targets' mean", "the unregularised MSR's", quantity="test loss")
 #: how the quick settings were chosen (every claim of the report)
 CHOSEN_ON = ("the report's settings and Zhou et al.'s optimiser, scaled down for time (30 inputs, lambda grid 0, 0.03, "
              "0.1, 100 validation and 100 test tasks); lambda picked per run on meta-validation tasks; not tuned on "
@@ -331,6 +353,7 @@ def worst_change(draw) -> float:
                            thresholds=(("REDUCTION", REDUCTION),), parts=("(a) reduction",))),
        paper_settings="the five rank/kernel settings of Table I with 20 meta-training tasks; quick: 30 inputs, 3 "
                       "seeds (the report: 70 inputs, one run)",
+       later=(baseline_version,),
        chosen_on=CHOSEN_ON,
        paper_numbers=(paper_reading("(a) reduction", {_name(r, k): PAPER_20[(r, k)] for r, k in SETTINGS},
                                     worst_change, "<", -REDUCTION, "Table I (20 tasks)"),))
@@ -347,7 +370,7 @@ def measure_sparsity_few_tasks(profile) -> Outcome:
     null_draws = [{(r, k): gr[(r, k, s)] for r, k in SETTINGS} for s in seeds]
     reduction = part("(a) reduction", worst_change, draws, null_draws, Rule("<", -REDUCTION),
                      "group sparsity on lambdas where it acts (the exclusive grid times group_scale), picked on "
-                     "validation tasks, in place of exclusive sparsity")
+                     "validation tasks, in place of exclusive sparsity", baseline=msr_baseline(ex.values()))
 
     measured = {_name(r, k): _f(_mean([change(ex[(r, k, s)]) for s in seeds]), 3) for r, k in SETTINGS}
     group_measured = {_name(r, k): _f(_mean([change(gr[(r, k, s)]) for s in seeds]), 3) for r, k in SETTINGS}
@@ -466,6 +489,7 @@ def pruned(U, keep_fraction: float):
                            thresholds=(("BAND_MARGIN", BAND_MARGIN),), parts=("(a) band gain",))),
        paper_settings="Figs. 2-3's settings (rank 1 kernel 3 with 20 tasks, rank 2 and rank 5 kernel 5 with 50); "
                       "quick: all three with 20 tasks on 30 inputs, 3 seeds (the report: 70 inputs, one run)",
+       later=(baseline_version,),
        chosen_on=CHOSEN_ON + "; Figs. 2-3's 50-task settings run at 20 tasks at quick (for time)")
 def measure_sparser_u(profile) -> Outcome:
     import numpy as np
@@ -495,7 +519,8 @@ def measure_sparser_u(profile) -> Outcome:
         null_draws.append(nd)
     gain = part("(a) band gain", band_gain, draws, null_draws, Rule(">", BAND_MARGIN),
                 "the U learned with group sparsity (nonzero lambda picked on validation tasks, on lambdas where it "
-                "acts) in place of the exclusive U")
+                "acts) in place of the exclusive U",
+                baseline=msr_baseline([per[(r, k, t, s)] for r, k, t in figure_settings for s in seeds]))
 
     measured = {}
     for rank, kernel, tasks in figure_settings:
@@ -635,6 +660,7 @@ def fade(draw) -> float:
                            thresholds=(("FADE_MARGIN", FADE_MARGIN),), parts=("(a) fade",))),
        paper_settings="Table I's settings with a 1000-task entry at 20 and 1000 meta-training tasks; quick: 30 "
                       "inputs, 3 seeds (the report: 70 inputs, 20/50/100/1000 tasks, one run)",
+       later=(baseline_version,),
        chosen_on=CHOSEN_ON,
        paper_numbers=(paper_reading("(a) fade",
                                     [(PAPER_TABLE[(r, k, 1000)], PAPER_20[(r, k)]) for r, k in FADE_SETTINGS],
@@ -656,7 +682,8 @@ def measure_benefit_fades(profile) -> Outcome:
     draws = [[(choices[(r, k, 1000, s)], choices[(r, k, 20, s)]) for r, k in scored] for s in seeds]
     null_draws = [[(choices[(r, k, 20, t)], choices[(r, k, 20, s)]) for r, k in scored] for s, t in zip(seeds, twins)]
     faded = part("(a) fade", fade, draws, null_draws, Rule(">", FADE_MARGIN),
-                 "a reseeded 20-task twin (fresh family, tasks and initialisation) in place of the 1000-task run")
+                 "a reseeded 20-task twin (fresh family, tasks and initialisation) in place of the 1000-task run",
+                 baseline=msr_baseline([c for d in draws for pair in d for c in pair]))
 
     def mean_change(tasks, fixed=False):
         out = []
@@ -763,6 +790,7 @@ def worst_ratio(draw) -> float:
                            thresholds=(("GROUP_MARGIN", GROUP_MARGIN),), parts=("(a) exclusive below group",))),
        paper_settings="the five settings of Table I with 20 meta-training tasks, both regularisers grouped by input "
                       "feature; quick: 30 inputs, 3 seeds (the report: 70 inputs, no numbers)",
+       later=(baseline_version,),
        chosen_on=CHOSEN_ON + "; group sparsity's lambdas scaled by group_scale (set from the prox at initialisation)")
 def measure_exclusive_vs_group(profile) -> Outcome:
     import numpy as np
@@ -786,7 +814,7 @@ def measure_exclusive_vs_group(profile) -> Outcome:
     draws = [{(r, k): (at_sparse(ex[(r, k, s)]), at_sparse(gr[(r, k, s)])) for r, k in SETTINGS} for s in seeds]
     null_draws = [{(r, k): (ex[(r, k, s)].base_test, at_sparse(gr[(r, k, s)])) for r, k in SETTINGS} for s in seeds]
     below = part("(a) exclusive below group", worst_ratio, draws, null_draws, Rule("<", -GROUP_MARGIN),
-                 "no sparsity (lambda = 0) in place of exclusive sparsity")
+                 "no sparsity (lambda = 0) in place of exclusive sparsity", baseline=msr_baseline(ex.values()))
     measured = {_name(r, k): _f(_mean([100 * (a / b - 1) for a, b in (d[(r, k)] for d in draws)]), 3)
                 for r, k in SETTINGS}
     null_measured = {_name(r, k): _f(_mean([100 * (a / b - 1) for a, b in (d[(r, k)] for d in null_draws)]), 3)
@@ -911,6 +939,7 @@ COMPLEXITY_PART = "(a) larger reduction when more complex"
        paper_settings="the simplest (rank 1 kernel 3) and the most complex (rank 5 kernel 5) problem of Table I with "
                       "20 meta-training tasks (all five shown); quick: 30 inputs, 3 seeds (the report: 70 inputs, "
                       "one run)",
+       later=(baseline_version,),
        chosen_on=CHOSEN_ON,
        paper_numbers=(paper_reading(COMPLEXITY_PART, (PAPER_20[COMPLEX], PAPER_20[SIMPLE]), complexity_reduction_gain,
                                     ">", COMPLEXITY_GAIN, "Table I (20 tasks)"),))
@@ -928,7 +957,8 @@ def measure_benefit_grows(profile) -> Outcome:
     null_draws = [(ch[(*SIMPLE, t)], ch[(*SIMPLE, s)]) for s, t in zip(seeds, twins)]
     null_text = (f"a reseeded {_name(*SIMPLE)} twin (fresh family, tasks and initialisation) in place of "
                  f"{_name(*COMPLEX)}")
-    grows = part(COMPLEXITY_PART, complexity_reduction_gain, draws, null_draws, Rule(">", COMPLEXITY_GAIN), null_text)
+    grows = part(COMPLEXITY_PART, complexity_reduction_gain, draws, null_draws, Rule(">", COMPLEXITY_GAIN), null_text,
+                 baseline=msr_baseline([c for pair in draws for c in pair]))
     # version 1 (the relative change) on the same draws, read by the layer that judged it (layer 1)
     relative = part("(a) larger benefit when more complex", complexity_gain, draws, null_draws, Rule("<", 0.0),
                     null_text)

@@ -185,6 +185,20 @@ class LocallyConnected:
         return X, Y
 
 
+def zero_prediction_loss(settings: dict) -> float:
+    """The trivial baseline of a run's test loss: predicting 0, the targets' mean (they are linear in zero-mean
+    inputs), on the same test tasks and query samples the run was tested on (``MSRResult.settings``).
+
+    >>> s = {"n_in": 8, "kernel": 3, "rank": 1, "samples": 20, "seed": 0, "test_tasks": 50, "support": 1}
+    >>> zero_prediction_loss(s) == zero_prediction_loss(dict(s)) > 0  # the run's own test tasks, drawn again
+    True
+    """
+    family = LocallyConnected(n_in=settings["n_in"], kernel=settings["kernel"], rank=settings["rank"],
+                              samples=settings["samples"], seed=settings["seed"])
+    _, Y = family.sample(settings["test_tasks"], np.random.default_rng([settings["seed"], 2]))
+    return float((Y[:, settings.get("support", 1):] ** 2).mean())
+
+
 # ---------------------------------------------------------------------------------------------- meta-learning
 @dataclass
 class MSRResult:
