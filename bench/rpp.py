@@ -9,7 +9,7 @@ At the thesis's size (3 layers, 384 channels, batch 500) for O(5) ``2*V -> Scala
 ``--rounds`` x ``--repeats`` after warm-up steps.  The RPP step trains the thesis's objective (summed Gaussian NLL
 plus the prior's penalty, whose gradient ``Prior.add_grad`` adds in place); "RPP net" is the same network on the
 mean squared error alone, the penalty's cost apart.  An RPP-EMLP is an EMLP plus one dense matmul per layer and an
-entrywise Swish, so the target is: RPP step <= EMLP step + MLP step.  From ``lab.nn.rpp.FUSE_ROWS`` batch rows on
+entrywise Swish, so the target is: RPP step <= EMLP step + MLP step.  From ``lab.rpp.nn.FUSE_ROWS`` batch rows on
 (batch 500 here) each RPP layer forms W = W_eq + W_free and applies it in one dense matmul: about the MLP's matmul,
 in place of the EMLP's structured products plus the free pathway's matmul.
 """
@@ -70,7 +70,8 @@ def case(group_text, rep_in, rep_out, args) -> dict:
     import torch
 
     from lab.groups import parse_group
-    from lab.nn import EMLP, MLP, RPPEMLP, Prior
+    from lab.nn import EMLP, MLP
+    from lab.rpp.nn import RPPEMLP, Prior
 
     G = parse_group(group_text)
     torch.manual_seed(0)

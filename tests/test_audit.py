@@ -14,7 +14,7 @@ from lab.audit import (HOM_TOLERANCE, TOLERANCE_FACTOR, AuditError, AuditWarning
 from lab.errors import LabError
 from lab.groups import SO, O, S
 from lab.nn.models import EMLP, MLP
-from lab.nn.rpp import RPPEMLP
+from lab.rpp.nn import RPPEMLP
 from lab.reps import UserRep, V, regular_rep, so3_irrep
 
 EPS32, EPS64 = float(torch.finfo(torch.float32).eps), float(torch.finfo(torch.float64).eps)

@@ -148,7 +148,7 @@ def test_an_emlp_with_nothing_to_train_is_named():
 def test_the_runners_weight_decay_is_a_named_prior():
     """``--prior runner-inertia``: the authors' mean loss + decays (free 1e2: the free pathway stays tiny);
     ``prior_free`` there is a variance too, turned into the decay of the same MAP objective."""
-    from lab.nn.rpp import WeightDecay
+    from lab.rpp.nn import WeightDecay
     from lab.rpp import objective
 
     cfg = RPPConfig(symmetry="approximate", variant="original", models=("rpp",), prior="runner-inertia", **TINY)

@@ -1,4 +1,4 @@
-"""Residual pathway priors (``lab.nn.rpp``), checked against facts that do not come from the module itself: a
+"""Residual pathway priors (``lab.rpp.nn``), checked against facts that do not come from the module itself: a
 variance of 0 on the free pathway leaves exactly the EMLP layer (same parameters, same outputs as an
 ``EquivariantLinear`` / ``EMLP`` loaded with them, equivariant by the EMLP test suite's metric, < 1e-4 in float32);
 a variance of 0 on the equivariant pathway leaves exactly a ``torch.nn.Linear`` (and no equivariance); the default
@@ -15,8 +15,8 @@ import torch
 from lab.errors import LabError, RepError
 from lab.groups import parse_group
 from lab.reps import V
-from lab.nn import (EMLP, PRIORS, EquivariantLinear, GatedNonlinearity, Prior, PriorError, RPPEMLP,
-                    RPPGatedNonlinearity, RPPLinear, WeightDecay, equivariance_error, gated)
+from lab.nn import EMLP, EquivariantLinear, GatedNonlinearity, equivariance_error, gated
+from lab.rpp.nn import PRIORS, Prior, PriorError, RPPEMLP, RPPGatedNonlinearity, RPPLinear, WeightDecay
 
 TOL = 1e-4  # the EMLP test suite's bound, float32
 
@@ -265,7 +265,7 @@ def test_second_derivatives_for_hamiltonian_networks():
     must be differentiable twice, and give what autograd gives through the formulas as written."""
     import copy
 
-    from lab.nn.rpp import _sq
+    from lab.rpp.nn import _sq
 
     torch.manual_seed(0)
     G = parse_group("O(3)")
@@ -302,7 +302,7 @@ def test_a_large_batch_takes_one_fused_matmul_with_the_same_values_and_gradients
     import torch
 
     from lab.groups import O
-    from lab.nn.rpp import FUSE_ROWS, RPPLinear
+    from lab.rpp.nn import FUSE_ROWS, RPPLinear
 
     torch.manual_seed(0)
     layer = RPPLinear("3*Scalar+2*V+T(2)", "2*Scalar+V+T(2)", O(3))

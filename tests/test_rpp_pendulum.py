@@ -70,7 +70,7 @@ def test_the_summed_nll_is_the_hand_computed_number():
 
 def test_the_thesis_objective_adds_the_priors_gradient():
     """rpp_objective's backward: the summed NLL's gradient plus theta / s^2 on each pathway."""
-    from lab.nn.rpp import Prior
+    from lab.rpp.nn import Prior
 
     torch.manual_seed(0)
     model = build_rpp("O2eR3()", channels=8, layers=1, scale=2.8, prior_equivariant=10.0, prior_free=0.5)
@@ -186,7 +186,7 @@ def test_prior_wind_grid_rows():
 def test_the_runners_weight_decay_on_the_pendulum():
     """``--prior runner-pendulum``: the MSE plus decays 1e-4 / 1; a prior_free variance becomes the decay of the same
     MAP objective over N x chunk_len x 12 squared errors."""
-    from lab.nn.rpp import WeightDecay
+    from lab.rpp.nn import WeightDecay
     from lab.rpp import objective
 
     cfg = RPPConfig(task="pendulum", symmetry="exact", models=("rpp",), prior="runner-pendulum", seeds=1, **TINY)

@@ -39,7 +39,7 @@ layer 0.15); RPP-EMLP's free pathway at its initial scale 0.1.
 
 Which rep an intermediate carries (``LayerCheck.source``), the first rule that applies: ``declared`` (given in
 ``layer_reps`` by module name); ``attribute`` (the module's ``rep_out``, or ``rep`` for the gated nonlinearities:
-every layer of ``lab.nn`` and ``lab.nn.rpp`` says what it outputs); ``child`` (the module
+every layer of ``lab.nn`` and ``lab.rpp.nn`` says what it outputs); ``child`` (the module
 returns a tensor another module produced, e.g. an EMLP block its nonlinearity's output); ``assumed`` (a
 shape-preserving module with no rep of its own -- an inserted ``nn.Linear(h, h)``, a ``ReLU``, a ``LayerNorm`` --
 is held to the rep of its input: what keeping a feature's type means).  Any other module is listed with no rep and

@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, layer_text
-from ..reproduce.stats import Rule, fit_slope, part
+from ..fits import fit_slope
+from ..reproduce.stats import Rule, part
 
 #: the caption's numbers: r_max and the iterations within which X reaches floating point precision
 R_MAX, ITERATIONS = 20, 300
@@ -328,7 +329,7 @@ def fixed_costs(fixed: list, smallest: list) -> dict:
 
 def time_exponent(draw: dict) -> float:
     """The statistic, claim and null alike: the least-squares slope of log seconds against log n over the sizes of
-    ``draw`` ({"n": [...], "seconds": [...]}), fitted as the ensembles' size laws are (``lab.reproduce.stats.fit_slope``).
+    ``draw`` ({"n": [...], "seconds": [...]}), fitted as the ensembles' size laws are (``lab.fits.fit_slope``).
 
     >>> round(time_exponent({"n": [10, 100, 1000], "seconds": [0.1, 1.0, 10.0]}), 9)
     1.0

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import torch
 
-from ..reproduce.stats import fit_slope  # the shared stats layer's; re-exported for lab.ensembles' users
+from ..fits import fit_slope  # shared (lab.fits); re-exported for lab.ensembles' users
 from .network import ORDER, EnsembleError, ensemble_logits, rotate_images
 
 AVERAGES = ("logits", "probs")

@@ -9,8 +9,8 @@
 * ``adam`` -- Adam with its batched (``foreach``) update on the CPU too (``lab.nn.optim``);
 * ``GraphedStep`` -- a training step recorded once as a CUDA graph and replayed (``lab.nn.graphs``): on a GPU an
   EMLP step is bound by kernel launches, and a replay is one launch;
-* ``RPPLinear``, ``RPPGatedNonlinearity``, ``RPPEMLP``, ``Prior``, ``WeightDecay``, ``PRIORS`` -- residual pathway
-  priors (thesis chapter 3): an equivariant plus a free pathway per layer, a Gaussian prior on each (``lab.nn.rpp``).
+
+Residual pathway priors (thesis chapter 3), used by the rpp family alone, live in it: ``lab.rpp.nn``.
 
 Reps are ``lab.reps`` values or text (``"5*Scalar+5*V"``), bound to the group given.  A science package: torch
 modules, no UI.
@@ -24,9 +24,7 @@ from .linear import EquivariantLinear
 from .models import EMLP, MLP, EMLPBlock
 from .objects import ObjectType, RepObjects
 from .optim import adam
-from .rpp import PRIORS, Prior, PriorError, RPPEMLP, RPPEMLPBlock, RPPGatedNonlinearity, RPPLinear, WeightDecay
 
 __all__ = ["EquivariantLinear", "BiLinear", "GatedNonlinearity", "gated", "gate_indices", "uniform_rep", "EMLP",
            "EMLPBlock", "MLP", "equivariance_error", "scale_adjusted_rel_error", "RepObjects", "ObjectType",
-           "RPPLinear", "RPPGatedNonlinearity", "RPPEMLPBlock", "RPPEMLP", "Prior", "WeightDecay", "PRIORS",
-           "PriorError", "GraphedStep", "adam"]
+           "GraphedStep", "adam"]

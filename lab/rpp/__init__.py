@@ -3,7 +3,7 @@
 and RPP-EMLP on them (``lab.rpp.train``; on the pendulum, as Hamiltonian networks, ``lab.rpp.pendulum``; the
 experiment family ``lab rpp`` is ``lab.rpp.family``), and section 3.5.2's studies: the deep ensembles'
 equivariance through training (``lab.rpp.posterior.posterior_levels``) and the priors against the wind
-(``lab.rpp.pendulum.prior_wind_grid``).  The models, RPP-EMLP, live in ``lab.nn.rpp``.
+(``lab.rpp.pendulum.prior_wind_grid``).  The models, RPP-EMLP, live in ``lab.rpp.nn``.
 
 >>> [r.name for r in REGIMES.values()]  # doctest: +NORMALIZE_WHITESPACE
 ['inertia-exact', 'inertia-approximate', 'inertia-misspecified', 'pendulum-exact', 'pendulum-approximate',

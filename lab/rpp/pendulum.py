@@ -20,7 +20,7 @@ trajectory) by integrating it from each chunk's first state (fixed-step RK4) and
   ``prior_free`` / ``prior_equivariant`` override a variance as in ``lab.rpp.train.objective`` (for a runner's
   decay the mean runs over N x chunk_len x 12 squared errors).
 
-The RPP nonlinearity's fused kernel (``lab.nn.rpp._FusedGate``) is switched off here (``build_rpp``): its
+The RPP nonlinearity's fused kernel (``lab.rpp.nn._FusedGate``) is switched off here (``build_rpp``): its
 twice-differentiable backward re-traces the whole history of its input, so a Hamiltonian network integrated by
 RK4 through it costs four times more per nested field evaluation (measured at 32 channels, 16 states: 0.07, 0.29,
 0.99, 3.99 s for the 2nd to 5th; a training chunk nests 4 x 4 of them), where the written-out formula
@@ -51,7 +51,7 @@ import torch
 from ..emlp.dynamics import (SYMMETRY, DynamicsSettings, HamiltonianNN, _equivariance, build_model, evaluate,
                              state_scale, train_model)
 from ..emlp.pendulum import STATE_DIM, state_group
-from ..nn.rpp import Prior, RPPEMLP, RPPGatedNonlinearity
+from .nn import Prior, RPPEMLP, RPPGatedNonlinearity
 from .train import MODELS, RPPTrainError, objective
 
 #: the thesis's pendulum training (A.2.3.1): 500 train / 500 test chunks, 1000 epochs of one full batch, 3 x 128

@@ -63,7 +63,7 @@ mean over ``n`` samples x, each with its own sampled element g, of ``|f(rho_in(g
 target; for the pendulum the true vector field ``dz/dt = J grad H`` at the task's initial states, with
 ``rho = I_4 (x) g`` on ``4*V``.
 
-Training settings of Figure 3.2 (for the models, ``lab.nn.rpp``; the thesis's A.2.3.1 and the authors' runners):
+Training settings of Figure 3.2 (for the models, ``lab.rpp.nn``; the thesis's A.2.3.1 and the authors' runners):
 10 trials; inertia 1000 train / 1000 test points, Adam 3e-3, 3 layers of 384 channels, 500 epochs (the thesis; the
 runners: 300 exact and misspecified, 500 modified); pendulum Hamiltonian networks ``4*V -> Scalar``, 3 layers of
 128 channels, 500 train / 500 test chunks of 5 points 0.2 s apart, 1000 epochs.

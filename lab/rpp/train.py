@@ -2,7 +2,7 @@
 
 MLP and EMLP train exactly as in chapter 2 (``lab.emlp.train.train_one``: Adam, the rms scaling of inputs and
 targets, a mean squared error; the EMLP over the regime's models' group, the MLP sized by the data's group).
-RPP-EMLP (``lab.nn.rpp.RPPEMLP``) trains on its prior's objective, on the same scaled data, batches and schedule
+RPP-EMLP (``lab.rpp.nn.RPPEMLP``) trains on its prior's objective, on the same scaled data, batches and schedule
 (``lab.emlp.train.fit``: ``train_one``'s loop with the model's own step):
 
 * ``"thesis"`` (the default, ``PRIORS["thesis"]``): MAP with the *summed* Gaussian negative log-likelihood, unit
@@ -33,7 +33,7 @@ import torch
 
 from ..emlp.train import Schedule, fit, train_one
 from ..errors import LabError
-from ..nn.rpp import PRIORS, Prior, RPPEMLP, _variance
+from .nn import PRIORS, Prior, RPPEMLP, _variance
 
 MODELS = ("mlp", "emlp", "rpp")
 PRIOR_NAMES = tuple(PRIORS)

@@ -61,11 +61,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..errors import LabError, RepError
-from .bilinear import BiLinear
-from .check import equivariance_error
-from .gated import GatedNonlinearity, gate_layout, gated
-from .linear import EquivariantLinear, bind, param_dtype
-from .models import hidden_reps
+from ..nn.bilinear import BiLinear
+from ..nn.check import equivariance_error
+from ..nn.gated import GatedNonlinearity, gate_layout, gated
+from ..nn.linear import EquivariantLinear, bind, param_dtype
+from ..nn.models import hidden_reps
 
 FREE_SCALE = 1e-3  # the free pathway's initial scale, relative to a dense layer (the authors' RPP_SCALE)
 #: batch rows from which ``RPPLinear`` forms ``W = W_eq + W_free`` and applies it in one dense matmul instead of the
