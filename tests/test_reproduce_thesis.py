@@ -202,7 +202,7 @@ def test_on_the_quick_run_the_thesis_parts_follow_their_rules(quick_report):
     c = claims["thesis-krylov-scaling"]  # v1, then v2 under layer 2; timed, so its exponents are not asserted
     (p,) = c["parts"]
     assert len(p["replicates"]) == len(p["null_replicates"]) == 3
-    assert [h["version"] for h in c["criterion_history"]] == [1, 2]  # v3: sizes past the fixed costs
+    assert [h["version"] for h in c["criterion_history"]] == [1, 2, 3]  # v3, v4: sizes past the fixed costs
     rule = Rule(p["op"], p["threshold"])
     assert rule.judge(p["replicates"])[0] is p["holds"] and rejudge(p).separated is not p["null_holds"]
     assert c["measured"]["ranks agree (Krylov = dense = 5)"] is True

@@ -152,7 +152,7 @@ def _random_angle(task_name: str, seed: int) -> float:
 @claim("lie-discovery-recovers", "thesis", "the lab's own: chapter 2's machinery with learned generators (issue 33)",
        "Learn the generators from the data, then solve, build and measure with them.",
        paper_value="the true algebra recovered on every task with one, none where there is none", kind="lab",
-       seconds={"quick": 150, "full": 560}, null="; ".join(f"{k}: {v}" for k, v in NULL_V2.items()),
+       seconds={"quick": 75, "full": 560}, null="; ".join(f"{k}: {v}" for k, v in NULL_V2.items()),
        criteria=(Criterion(1, CRITERION, FIRST_REGISTERED),
                  Criterion(2, CRITERION_V2, "2026-11-27", V2_REASON, thresholds=(("BOUND", BOUND),), parts=PARTS)),
        paper_settings="the lab's own check (no paper experiment): the rotated plane and the no-symmetry task on 3 "

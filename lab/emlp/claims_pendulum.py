@@ -569,7 +569,7 @@ PAPER_NUMBERS = tuple(paper_reading(ROLLOUT_PARTS[(kind, g)], {"tested": tested,
                    "Neural ODEs: EMLP O(2) 0.019, MLP 0.048; angular momentum conserved by the O(2) and SO(2) "
                    "EMLP-HNNs, approximately by D6's, not by D2's nor by any Neural ODE (Figure 2.6; its numbers are "
                    "not in the text)",
-       seconds={"quick": 62, "full": 47000}, criteria=CRITERIA, null=NULL,
+       seconds={"quick": 30, "full": 47000}, criteria=CRITERIA, null=NULL,
        paper_settings="quick: Table 2.2's Neural ODE rollout over O(2) and the O(2) EMLP-HNN's conservation at a "
                       "short schedule, 3 seeds; full: every part at the thesis's settings, 3 seeds",
        chosen_on=tuning.chosen_on("emlp-pendulum-quick-steps") + PART_NOTE,
