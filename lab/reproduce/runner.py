@@ -348,7 +348,8 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
         if c.current.text.startswith(criterion):  # a later version adds to it (retuned settings, more parts)
             criterion = c.current.text
         if isinstance(settings.get("criterion"), str):  # the settings state the criterion judged, too
-            settings["criterion"] = layer_text(settings["criterion"])
+            stated = layer_text(settings["criterion"])
+            settings["criterion"] = c.current.text if c.current.text.startswith(stated) else stated
     else:  # layer 1: True only with power; the criterion's own answer is ``criterion_met``
         power = null is not None and not null["holds"]
         holds = met if met is not True else (True if power else None)
