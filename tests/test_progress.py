@@ -85,8 +85,29 @@ def test_a_paused_training_run_says_paused_everywhere(tmp_path):
     assert pane._status.object.startswith("**stopped** · ") and "stopped training 1 run" in pane._status.object
 
 
+def test_a_job_near_its_end_shows_its_eta_and_only_an_overrun_says_longer_than_estimated():
+    """A fast job's last fraction of a second is an ETA, not "longer than estimated" (CI read "longer than
+    estimated" at step 720 of 1000 at 1 330 steps/s, 0.2 s before the estimate ran out)."""
+    clock, script = FakeClock(), Scripted()
+    job = Job.function(script, name="scripted", clock=clock).start()
+    script.emit(progress_record(0, 1000, "building"))
+    clock.t += 1.0
+    script.emit(progress_record(1, 1000, "step 1"))
+    clock.t += 2.0
+    script.emit(progress_record(801, 1000, "step 801"))  # 400 steps/s: 0.5 s left
+    clock.t += 0.3
+    assert status_line(job).endswith("ETA 0.2 s")
+    clock.t += 0.17
+    assert status_line(job).endswith("ETA < 0.1 s")
+    clock.t += 0.5  # the estimate ran out and no record came: the job runs longer than estimated
+    assert status_line(job).endswith("longer than estimated")
+    script.end(job)
+
+
 def test_method_2_shows_rate_and_eta_and_pauses(tmp_path):
-    pane = SharingDiscovery(results=str(tmp_path), task="msr", worker="thread")
+    # steps: far more than the status is read within, so the job is not in its last fraction of a second when read
+    # (at the default 1 000 a loaded machine read it at step 720 of 1 000, 0.2 s before the estimate ran out)
+    pane = SharingDiscovery(results=str(tmp_path), task="msr", worker="thread", steps=20000)
     try:
         assert pane.start()
         assert _wait(pane, lambda: len(pane.history) >= 2 and pane.runner.job.eta is not None)

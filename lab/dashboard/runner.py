@@ -87,8 +87,10 @@ def status_line(job: Job | None, verb: str = "training", unit: str | None = "ste
     parts.append(f"{duration(job.elapsed)} elapsed")
     eta = job.eta if job.running else None
     if eta is not None and not job.stopping:
-        if eta < 0.5 and not job.paused:  # the estimate ran out and the job goes on: say so, not "ETA 0.0 s"
+        if eta <= 0.0 and not job.paused:  # the estimate ran out and the job goes on: say so, not "ETA 0.0 s"
             parts.append("longer than estimated")
+        elif eta < 0.05:  # a moment left (a fast job's last steps): not yet longer than estimated
+            parts.append("ETA < 0.1 s" + (" once resumed" if job.paused else ""))
         else:
             parts.append(f"ETA {duration(eta)}" + (" once resumed" if job.paused else ""))
     if job.stopping:
