@@ -200,8 +200,8 @@ def test_a_real_run_and_its_saved_files_draw(tmp_path):
 
 def test_the_module_imports_no_training_code():
     """Plots draw what they are given: importing the module loads neither torch, the networks nor the family's
-    manifest or science (of its own folder only the package, lazy, and the tasks' titles)."""
-    light = ("lab.emlp", "lab.emlp.plots_mpl", "lab.emlp.titles")
+    manifest or science (of its own folder only the package, lazy; the tasks' titles are the shared lab.data's)."""
+    light = ("lab.emlp", "lab.emlp.plots_mpl")
     code = ("import sys, lab.emlp.plots_mpl; print(','.join(m for m in sys.modules if m == 'torch' or "
             "m.startswith(('lab.nn', 'lab.emlp', 'lab.experiments', 'holoviews', 'bokeh', 'panel')) "
             f"and m not in {light!r}))")

@@ -21,7 +21,7 @@ import math
 from ..plots.mpl_text import plain_log_labels as _plain_log_labels
 from ..plots.mpl_text import words as _words
 from ..plots.style import BASELINE_COLOUR, MEAN_LINE, MODEL_COLOURS, OTHER_COLOURS
-from .titles import task_title
+from ..data.titles import task_title
 
 #: a model's colour (``style.MODEL_COLOURS``: MLP as Nom, MLP-Aug as Aug, EMLP as Equi) and marker
 MODEL_MARKERS = {"mlp": "s", "mlp-aug": "^", "emlp": "o", "rpp": "D"}

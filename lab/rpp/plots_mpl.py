@@ -18,7 +18,7 @@ import math
 import statistics
 
 from ..errors import LabError
-from ..emlp.titles import task_title
+from ..data.titles import task_title
 from ..plots.mpl_text import plain_log_labels as _plain_log_labels
 from ..plots.mpl_text import words as _words
 from ..plots.style import BASELINE_COLOUR, OTHER_COLOURS

@@ -1,4 +1,5 @@
-"""The chapter-2 tasks in words, for figure titles (no torch: the matplotlib figures of emlp and rpp read them).
+"""The chapter-2 tasks in words, for figure titles (no torch: the matplotlib figures of emlp and rpp, two families,
+read them, so they live in the shared data layer).
 
 >>> task_title("o5"), task_title("my_task")
 ('O(5)-invariant regression', 'my task')
