@@ -83,7 +83,7 @@ from __future__ import annotations
 
 import math
 
-from ..reproduce.claim import FIRST_REGISTERED, TUNED_NOTE, Criterion, Outcome, claim, layer_text
+from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, extends
 from ..errors import LabError
 from ..threads import one_thread as _one_thread  # the family computes on one torch thread
 from ..reproduce.stats import Rule, null_words, part, with_replaced
@@ -929,10 +929,9 @@ def measure_sums(profile) -> Outcome:
                       "without Blur-Pool on ImageNet (Figure 4.6)",
        chosen_on=tuning.chosen_on("meter-quick-training") + ALIAS_V2_NOTE,
        retuned_from=DECLARED_TRAINING + ALIAS_V2_NOTE,
-       later=(Criterion(0, layer_text(ALIAS_CRITERION) + TUNED_NOTE + "  Part (b) judged on the logits too, a part "
-                        "per translation, against the same null on the logits: " + CONFOUND + ".", LOGITS_DATE,
-                        "issue 62: " + CONFOUND + "; the probabilities' parts kept beside them",
-                        thresholds=(("DROP", DROP),), parts=ALIAS_PARTS + ALIAS_LOGITS_PARTS),))
+       later=(extends("  Part (b) judged on the logits too, a part per translation, against the same null on the "
+                      "logits: " + CONFOUND + ".", LOGITS_DATE,
+                      "issue 62: " + CONFOUND + "; the probabilities' parts kept beside them", ALIAS_LOGITS_PARTS),))
 def measure_aliasing(profile) -> Outcome:
     p = plan(profile)
     runs = trained_cnns(profile)
@@ -1000,11 +999,9 @@ def measure_aliasing(profile) -> Outcome:
        paper_settings="digits CNNs (3 seeds) with digit 9 held out and Gaussian noise stand in for ImageNet train / "
                       "test, CIFAR-100 and two medical sets over pretrained CNNs and ViTs (Figure 4.7)",
        chosen_on=tuning.chosen_on("meter-quick-training"), retuned_from=DECLARED_TRAINING,
-       later=(Criterion(0, layer_text(GAP_CRITERION) + TUNED_NOTE + "  Each step judged on the logits too, against "
-                        "the untrained models' logits: " + CONFOUND + ".", LOGITS_DATE,
-                        "issue 62: " + CONFOUND + " (training inputs are the ones a model is surest of); the "
-                        "probabilities' parts kept beside them", thresholds=(("GAP", GAP),),
-                        parts=GAP_PARTS + GAP_LOGITS_PARTS),))
+       later=(extends("  Each step judged on the logits too, against the untrained models' logits: " + CONFOUND + ".",
+                      LOGITS_DATE, "issue 62: " + CONFOUND + " (training inputs are the ones a model is surest of); "
+                      "the probabilities' parts kept beside them", GAP_LOGITS_PARTS),))
 def measure_gap(profile) -> Outcome:
     p = plan(profile)
     runs = trained_cnns(profile)

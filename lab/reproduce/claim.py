@@ -302,6 +302,20 @@ def paper_reading(part: str, printed, statistic: Callable[[Any], float], op: str
             "meets": value > threshold if op == ">" else value < threshold, "source": source}
 
 
+def extends(text: str, date: str, reason: str, parts: tuple = ()) -> Callable[[Criterion], Criterion]:
+    """A ``later`` version of ``claim``: the version before it with ``text`` appended and ``parts`` added (its
+    thresholds kept), registered on ``date`` for ``reason``.
+
+    >>> v = extends("  Plus a baseline.", "2026-12-02", "why", ("(b)",))(Criterion(3, "Rule.", "d", parts=("(a)",)))
+    >>> v.text, v.parts, v.reason
+    ('Rule.  Plus a baseline.', ('(a)', '(b)'), 'why')
+    """
+    def version(last: Criterion) -> Criterion:
+        return Criterion(0, last.text + text, date, reason, last.thresholds, tuple(last.parts) + tuple(parts))
+
+    return version
+
+
 def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds: dict | None = None,
           kind: str = "claim", criterion: str = "", null: str = "", criteria: tuple | list = (),
           paper_settings: str = "", chosen_on: str = "", paper_numbers: tuple | list = (), retuned_from: str = "",
@@ -317,8 +331,8 @@ def claim(id: str, paper: str, where: str, text: str, paper_value=None, seconds:
     (``lab.reproduce.tuning``; ``chosen_on`` its words), the declared words layer 2's version was registered with:
     that version is kept, and a new one says the settings now come from the tuning seeds.  ``later``: versions
     registered after those two automatic ones (``Criterion``s whose ``version`` is renumbered to follow them, or
-    functions of the version before them that return one), judged by today's layer: a change made after layer 2 and
-    the retuning."""
+    functions of the version before them that return one, as ``extends`` makes), judged by today's layer: a change
+    made after layer 2 and the retuning."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}")
     if kind not in KINDS:
