@@ -24,6 +24,7 @@ scales (7); the posed group's algebra within the learned span is in the note.  T
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -65,7 +66,16 @@ def _fit_readings(task: str, steps: int, seed: int) -> dict:
         else {"ratio": round(loss_over_threshold(s), 4)}
 
 
-_DEFAULT_READINGS: dict = {}
+def _both_tasks(steps: int, seed: int) -> dict:
+    """The readings of both judged tasks at ``steps`` iterations on tuning seed ``seed``."""
+    return {**_fit_readings("rotated-plane", steps, seed), **_fit_readings("none", steps, seed)}
+
+
+@functools.lru_cache(maxsize=None)
+def _default_readings(seed: int) -> dict:
+    """``_both_tasks`` at the family's default iterations, read once per seed (every candidate is compared with
+    them)."""
+    return _both_tasks(max(FIT_CANDIDATES.values()), seed)
 
 
 @probe("discovery-quick-fit", "the judged tasks' L-BFGS iterations at quick",
@@ -78,13 +88,8 @@ _DEFAULT_READINGS: dict = {}
        lambda: QUICK["rotated-plane"]["fit_steps"], ("lie-discovery-recovers",))
 def _probe_fit(steps, seed) -> dict:
     """Both judged tasks at ``steps`` iterations and at the default, on tuning seed ``seed``."""
-    default = max(FIT_CANDIDATES.values())
-    if seed not in _DEFAULT_READINGS:
-        _DEFAULT_READINGS[seed] = {**_fit_readings("rotated-plane", default, seed), **_fit_readings("none", default,
-                                                                                                    seed)}
-    ref = _DEFAULT_READINGS[seed]
-    mine = ref if steps == default else {**_fit_readings("rotated-plane", steps, seed),
-                                         **_fit_readings("none", steps, seed)}
+    ref = _default_readings(seed)
+    mine = ref if steps == max(FIT_CANDIDATES.values()) else _both_tasks(steps, seed)
     return {**mine, "default angle": ref["angle"], "default ratio": ref["ratio"]}
 
 

@@ -33,7 +33,7 @@ import math
 from fractions import Fraction
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, extends, judge
-from ..reproduce.stats import Rule, null_words, part
+from ..reproduce.stats import ACCURACY_MARGIN, Rule, null_words, part
 
 #: the learning rates of the authors' code (train_permutation.py 1e-4, train_translation.py and
 #: train_rotation.py 1e-5, train_different_groups.py 5e-5); the paper's "the learning rate is equal to ..." lost
@@ -323,7 +323,7 @@ def _accuracy(trainer, strategies=None, extra=None) -> dict:
 #: a part has power only where its runs' Nom (the statistic's reference) beats the trivial classifier -- chance, or
 #: always the majority class where the labels are unbalanced, the larger -- by this much accuracy (median over runs):
 #: distances from E compared between models that learned nothing say nothing about the paper's training dynamics
-BASELINE_MARGIN = 0.05
+BASELINE_MARGIN = ACCURACY_MARGIN
 
 
 def trivial_baseline(accuracy: dict) -> dict:

@@ -155,17 +155,23 @@ FITTED_MIN = 0.8
        lambda: {k: QUICK[k] for k in ("epochs", "batch", "lr")},
        ("lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap"))
 def _probe_training(value, seed) -> dict:
-    """Test accuracy of the three quick CNNs trained at ``value`` on tuning seed ``seed`` (one thread)."""
-    from .cnn import DEFAULT_WIDTH, TrainSettings, build, digits_data, train
+    """Test accuracy of the three quick CNNs trained at ``value`` on tuning seed ``seed`` (one thread), trained as
+    ``trained_cnns`` trains them."""
+    from .cnn import TrainSettings, digits_data
 
-    data, out = digits_data(seed, holdout=HOLDOUT), {}
+    data, settings = digits_data(seed, holdout=HOLDOUT), TrainSettings(value["epochs"], value["batch"], value["lr"])
     with _one_thread():
-        for name in (*CNNS, NOBLUR):
-            model = build("cnn-blur", DEFAULT_WIDTH, data.classes, seed, blur=1) if name == NOBLUR else name
-            tr = train(model, data, TrainSettings(value["epochs"], value["batch"], value["lr"]), seed, DEFAULT_WIDTH,
-                       "cpu", None)
-            out[name] = round(float(tr.test_accuracy), 4)
-    return out
+        return {name: round(float(train_cnn(name, data, settings, seed, "cpu").test_accuracy), 4)
+                for name in (*CNNS, NOBLUR)}
+
+
+def train_cnn(name: str, data, settings, seed: int, device, control=None):
+    """One of the shared CNNs trained on ``data`` (``NOBLUR``: the blurred CNN with the blur an identity, the
+    null of lee-aliasing)."""
+    from .cnn import DEFAULT_WIDTH, build, train
+
+    model = build("cnn-blur", DEFAULT_WIDTH, data.classes, seed, blur=1) if name == NOBLUR else name
+    return train(model, data, settings, seed, DEFAULT_WIDTH, device, control)
 
 
 def plan(profile) -> dict:
@@ -688,7 +694,7 @@ def trained_cnns(profile) -> list:
         from ..control import Stopped
         from ..reproduce.stats import replicate
         from .aliasing import input_sets
-        from .cnn import DEFAULT_WIDTH, TrainSettings, build, digits_data, train
+        from .cnn import TrainSettings, digits_data
 
         settings = TrainSettings(p["epochs"], p["batch"], p["lr"])
         names = (*CNNS, NOBLUR) + (("cnn-smooth",) if p["smooth"] else ())
@@ -700,8 +706,7 @@ def trained_cnns(profile) -> list:
             for name in names:
                 profile.checkpoint()
                 profile.progress(min(count["k"] / (len(names) * p["seeds"]), 1.0), f"training {name} (seed {seed})")
-                model = build("cnn-blur", DEFAULT_WIDTH, data.classes, seed, blur=1) if name == NOBLUR else name
-                tr = train(model, data, settings, seed, DEFAULT_WIDTH, profile.device, profile.control)
+                tr = train_cnn(name, data, settings, seed, profile.device, profile.control)
                 if tr.status == "stopped":
                     raise Stopped()
                 entry["models"][name] = tr

@@ -312,6 +312,13 @@ def _history(c, outcome: Outcome) -> list:
     return out
 
 
+def _judged_text(c, text: str) -> str:
+    """A criterion an outcome states, as today's layer judges it: the current version's text where that version
+    adds to it (retuned settings, a baseline, more parts), else the text with the layer's note."""
+    text = layer_text(text)
+    return c.current.text if c.current.text.startswith(text) else text
+
+
 def _same_layer_reading(crit, parts) -> dict:
     """An earlier version judged by today's layer (it differs from the current one in how settings were chosen, a
     baseline, or parts the current one added): its verdict is that of its parts this run judged ({} when none)."""
@@ -344,12 +351,9 @@ def _result(c, outcome: Outcome, seconds: float, profile: str, status="finished"
     judged = parts_verdict(outcome.parts) if status == "finished" else None
     if judged is not None:  # the statistics layer's verdict; ``holds`` (the contract key) True or False only then
         holds = True if judged == "holds" else (False if judged == "does not hold" else None)
-        criterion = layer_text(criterion)
-        if c.current.text.startswith(criterion):  # a later version adds to it (retuned settings, more parts)
-            criterion = c.current.text
+        criterion = _judged_text(c, criterion)
         if isinstance(settings.get("criterion"), str):  # the settings state the criterion judged, too
-            stated = layer_text(settings["criterion"])
-            settings["criterion"] = c.current.text if c.current.text.startswith(stated) else stated
+            settings["criterion"] = _judged_text(c, settings["criterion"])
     else:  # layer 1: True only with power; the criterion's own answer is ``criterion_met``
         power = null is not None and not null["holds"]
         holds = met if met is not True else (True if power else None)

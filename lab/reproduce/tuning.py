@@ -10,7 +10,8 @@ the rule and the choice, which the report prints.  ``problems()`` (a test) fails
 kept choice, when the rule or the candidates changed after the probe ran, or when a probe was never run.
 
 The rule picks the cheapest candidate it accepts; when it accepts none, the most expensive (the last) is kept, or
-the cheapest where the probe declares ``fallback="cheapest"``, and the record says so.  No torch here: probes import what they need when they run.
+the cheapest where the probe declares ``fallback="cheapest"``, and the record says so.  No torch here: probes import
+what they need when they run.
 
 >>> p = Probe("demo", "epochs", "the fewest epochs whose accuracy is at least 0.9 on every tuning seed",
 ...           {"5": 5, "10": 10, "20": 20}, lambda c, s: {"accuracy": 0.5 + c / 20},
