@@ -112,10 +112,12 @@ DIMS_CANDIDATES = {"100,300,1000": "100,300,1000", "100,400,1600": "100,400,1600
 LABELS_STEPS_CANDIDATES = {"500 steps": 500, "700 steps": 700, "1000 steps": 1000, "1500 steps": 1500}
 
 
-def _probe_summary(data: str, model: str, seed: int, settings: dict) -> dict:
+def run_summary(data: str, model: str, seed: int, settings: dict, device="cpu", control=None) -> dict:
+    """The summary of one ``lab bound`` run (what ``bound_run`` keeps per profile, and the probes read)."""
     from .family import FAMILY, BoundsConfig
 
-    return FAMILY.summary(FAMILY.run(BoundsConfig(data=data, model=model, seed=seed, device="cpu", **settings)))
+    cfg = BoundsConfig(data=data, model=model, seed=seed, device=device, **settings)
+    return FAMILY.summary(FAMILY.run(cfg, control=control))
 
 
 @probe("bounds-quick-dims", "the quick subspace dims of the standard PAC-Bayes runs",
@@ -127,7 +129,7 @@ def _probe_summary(data: str, model: str, seed: int, settings: dict) -> dict:
        stop_early=True)
 def _probe_dims(dims: str, seed: int) -> dict:
     """The best d of every standard run at ``dims`` (QUICK's other settings) on tuning seed ``seed``."""
-    out = {f"{d} {m}": _probe_summary(d, m, seed, {**QUICK, "dims": dims})["best_dim"] for d, m in STANDARD_RUNS}
+    out = {f"{d} {m}": run_summary(d, m, seed, {**QUICK, "dims": dims})["best_dim"] for d, m in STANDARD_RUNS}
     return {**out, "dims": [int(v) for v in dims.split(",")]}
 
 
@@ -139,7 +141,7 @@ def _probe_dims(dims: str, seed: int) -> dict:
 def _probe_labels_steps(steps: int, seed: int) -> dict:
     """The MLP's train error on shuffled labels at the largest quick d, ``steps`` steps, tuning seed ``seed``."""
     top = max(int(v) for v in LABELS_QUICK["dims"].split(","))
-    run = _probe_summary("shuffled-labels", "mlp", seed, {**LABELS_QUICK, "dims": str(top), "steps": steps})
+    run = run_summary("shuffled-labels", "mlp", seed, {**LABELS_QUICK, "dims": str(top), "steps": steps})
     return {"train error at the largest d": round(float(run["dims"][0]["train_error_float"]), 4)}
 
 
@@ -183,10 +185,7 @@ def bound_run(profile, data: str, model: str, seed: int = 0, labels: bool = Fals
         settings = {**settings, "data_dir": profile.data}
 
     def make():
-        from .family import FAMILY, BoundsConfig
-
-        cfg = BoundsConfig(data=data, model=model, seed=seed, device=profile.device, **settings)
-        return FAMILY.summary(FAMILY.run(cfg, control=profile.control))
+        return run_summary(data, model, seed, settings, profile.device, profile.control)
 
     tag = f" on {settings['train_points']} points" if labels else ""
     return profile.memo(("bounds", data, model, seed, "labels" if labels else "standard"), make,
