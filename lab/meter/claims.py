@@ -155,14 +155,13 @@ FITTED_MIN = 0.8
        lambda: {k: QUICK[k] for k in ("epochs", "batch", "lr")},
        ("lee-layerwise-sums", "lee-aliasing", "lee-equivariance-gap"))
 def _probe_training(value, seed) -> dict:
-    """Test accuracy of the three quick CNNs trained at ``value`` on tuning seed ``seed`` (one thread), trained as
-    ``trained_cnns`` trains them."""
+    """Test accuracy of the three quick CNNs trained at ``value`` on tuning seed ``seed``, trained as
+    ``trained_cnns`` trains them (``Probe.run`` reads on one thread, as the claims measure)."""
     from .cnn import TrainSettings, digits_data
 
     data, settings = digits_data(seed, holdout=HOLDOUT), TrainSettings(value["epochs"], value["batch"], value["lr"])
-    with _one_thread():
-        return {name: round(float(train_cnn(name, data, settings, seed, "cpu").test_accuracy), 4)
-                for name in (*CNNS, NOBLUR)}
+    return {name: round(float(train_cnn(name, data, settings, seed, "cpu").test_accuracy), 4)
+            for name in (*CNNS, NOBLUR)}
 
 
 def train_cnn(name: str, data, settings, seed: int, device, control=None):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import LabError
+from ..threads import fixed_threads, one_thread
 
 #: the seeds probes choose settings on: apart from the verdict seeds (a report's seeds start at ``--seed``, 0 by
 #: default, and run a few up; nothing the lab reports uses 100 and up)
@@ -61,9 +62,20 @@ class Probe:
     fallback: str = "dearest"
 
     def run(self, seeds=TUNING_SEEDS, progress: Callable[[str], None] = lambda message: None) -> dict:
-        """Every candidate read on every seed, the rule applied: the record ``tuning.json`` keeps."""
+        """Every candidate read on every seed, the rule applied: the record ``tuning.json`` keeps.  Read on one torch
+        thread with the pool fixed, as ``lab reproduce`` measures, so that a probe run again reads the same numbers
+        whatever the machine."""
         if set(seeds) & set(range(0, 100)):
             raise LabError(f"tuning probe {self.name}: seeds {sorted(seeds)} overlap the verdict seeds (0-99)")
+        with fixed_threads(), one_thread():  # as lab reproduce measures: the same seed reads the same numbers
+            rows = self._read_all(seeds, progress)
+        accepted = [r["candidate"] for r in rows if r["accepted"]]
+        return {"probe": self.name, "setting": self.setting, "rule": self.rule, "seeds": [int(s) for s in seeds],
+                "candidates": rows, "chosen": accepted[0] if accepted else
+                rows[0 if self.fallback == "cheapest" else -1]["candidate"], "fallback": self.fallback,
+                "met": bool(accepted), "claims": list(self.claims), "date": datetime.date.today().isoformat()}
+
+    def _read_all(self, seeds, progress) -> list:
         rows = []
         for label, value in self.candidates.items():
             if self.stop_early and any(r["accepted"] for r in rows):
@@ -75,11 +87,7 @@ class Probe:
                 readings[int(seed)] = self.read(value, int(seed))
             rows.append({"candidate": label, "value": value, "readings": {str(s): r for s, r in readings.items()},
                          "accepted": bool(self.accept(readings))})
-        accepted = [r["candidate"] for r in rows if r["accepted"]]
-        return {"probe": self.name, "setting": self.setting, "rule": self.rule, "seeds": [int(s) for s in seeds],
-                "candidates": rows, "chosen": accepted[0] if accepted else
-                rows[0 if self.fallback == "cheapest" else -1]["candidate"], "fallback": self.fallback,
-                "met": bool(accepted), "claims": list(self.claims), "date": datetime.date.today().isoformat()}
+        return rows
 
 
 #: every declared probe (filled by the claim modules on import)
