@@ -10,7 +10,7 @@ measures), under ``--transform`` (bicubic, circular padding: the meter's default
 derivative exists and a central difference converges to it) on the first ``--n`` training digits of
 ``lab.meter.cnn.digits_data``:
 
-* ``jvp``: the meter's path, ``lab.meter.lie.lie_derivative`` on the whole batch, forward mode
+* ``jvp``: the meter's path, ``lab.equivariance.lie.lie_derivative`` on the whole batch, forward mode
   (``torch.func.jvp``): one forward pass carrying the tangent ``T'(0) x``;
 * ``fd``: a central finite difference ``(f(T_h x) - f(T_{-h} x)) / 2h``: two forwards of the transformed batch
   (the two resamplings included);
@@ -92,8 +92,8 @@ def measure(model: str, data, args) -> dict:
 
     from lab.meter.aliasing import measurable
     from lab.meter.cnn import TrainSettings, build, train
-    from lab.meter.lie import lie_derivative
-    from lab.meter.transforms import ImageTransform
+    from lab.equivariance.lie import lie_derivative
+    from lab.equivariance.transforms import ImageTransform
 
     trained = None
     if args.epochs:
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1000, help="digits measured (the first N training images)")
     ap.add_argument("--models", default="cnn-stride,cnn-smooth", help="comma list of lab.meter.cnn.MODELS variants")
-    ap.add_argument("--transform", default="translate-x", help="a lab.meter.transforms.TRANSFORMS flow")
+    ap.add_argument("--transform", default="translate-x", help="a lab.equivariance.transforms.TRANSFORMS flow")
     ap.add_argument("--epochs", type=int, default=0, help="train each CNN first for this many epochs (0: untrained)")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)

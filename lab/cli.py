@@ -237,11 +237,11 @@ def add_sweep_parser(sub) -> None:
 
 
 def add_audit_parser(sub) -> None:
-    """``lab audit PATH|PRESET``: is a saved or preset matrix-group model equivariant (``lab.audit.cli``)."""
+    """``lab audit PATH|PRESET``: is a saved or preset matrix-group model equivariant (``lab.meter.audit``)."""
     from .meter.family import PRESETS  # torch-free: the meter family spells its presets
 
     sp = sub.add_parser("audit", help="audit a model's equivariance: exit 0 within tolerance, 3 when not",
-                        description="Audit a model for equivariance (lab.audit): the relative Lie derivative along "
+                        description="Audit a model for equivariance (lab.equivariance): the relative Lie derivative along "
                                     "every Lie-algebra generator and the relative error f(gx) vs g f(x) for the "
                                     "discrete generators and sampled group elements, against a tolerance for the "
                                     "model's dtype (1000 x eps x cond(rho(g))), and each layer's output, naming the "
@@ -271,7 +271,7 @@ def add_audit_parser(sub) -> None:
                          "(default: 0)")
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: "ok", "worst", "tolerance", "first_breaking_layer", "per_generator", '
-                         '"per_element", "layers", ... (lab.audit.AuditResult.to_dict) and "target", "preset", '
+                         '"per_element", "layers", ... (lab.equivariance.AuditResult.to_dict) and "target", "preset", '
                          '"source", "exit_code"')
 
 
@@ -700,7 +700,7 @@ def _reproduce(args) -> int:
 
 
 def _audit(args) -> int:
-    from .audit.cli import run
+    from .meter.audit import run
 
     # each number in its domain before any model is built (one line naming the option, exit code 2)
     for flag, value, kind, low, high in (("--tolerance", args.tolerance, float, 0, None),

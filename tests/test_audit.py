@@ -1,4 +1,4 @@
-"""lab.audit (issue 29): the lab's own equivariant models pass within the dtype's tolerance, models that are not
+"""lab.equivariance (issue 29): the lab's own equivariant models pass within the dtype's tolerance, models that are not
 equivariant fail by orders of magnitude, an inserted non-equivariant layer is named exactly, reps that are not
 homomorphisms are refused with one line, and the float32 / float64 tolerances differ as the rule says."""
 import json
@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from lab.audit import (HOM_TOLERANCE, TOLERANCE_FACTOR, AuditError, AuditWarning, HomomorphismError, audit,
+from lab.equivariance import (HOM_TOLERANCE, TOLERANCE_FACTOR, AuditError, AuditWarning, HomomorphismError, audit,
                        check_rep, tolerance_for)
 from lab.errors import LabError
 from lab.groups import SO, O, S

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lab.audit import DEFAULT_INPUTS, DEFAULT_SAMPLES, TOLERANCE_FACTOR
-from lab.audit.cli import EXIT_NOT_EQUIVARIANT, EXIT_OK, load_target
+from lab.equivariance import DEFAULT_INPUTS, DEFAULT_SAMPLES, TOLERANCE_FACTOR
+from lab.meter.audit import EXIT_NOT_EQUIVARIANT, EXIT_OK, load_target
 from lab.meter.family import FAMILY, MeterConfig, build_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -84,7 +84,7 @@ def nothing_runs(monkeypatch, tmp_path):
     monkeypatch.setattr(cli, "pick_family", lambda command, args: dataclasses.replace(pick(command, args), run=reached))
     for module, name in ((runner, "run"), (cluster, "run_local"), (cluster, "run_on_cluster")):
         monkeypatch.setattr(module, name, reached)
-    monkeypatch.setattr("lab.audit.cli.audit", reached)
+    monkeypatch.setattr("lab.meter.audit.audit", reached)
     monkeypatch.setenv("LAB_RESULTS_DIR", str(tmp_path))
 
 

@@ -51,7 +51,7 @@ def undocumented(module) -> list[str]:
 
 def test_the_reference_covers_the_public_api():
     modules = reference_modules()
-    for expected in ("lab.groups", "lab.reps", "lab.solvers", "lab.nn", "lab.meter", "lab.audit",
+    for expected in ("lab.groups", "lab.reps", "lab.solvers", "lab.nn", "lab.meter", "lab.equivariance",
                      "lab.experiments", "lab.runstore", "lab.reproduce.report", "lab.sweeps"):
         assert expected in modules, f"the API reference has no page for {expected}"
 

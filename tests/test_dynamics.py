@@ -248,7 +248,7 @@ def test_records_every_step_per_layer_and_total():
     ("perm", {"nodes": 4, "graphs": 40}), ("trans", {"images": 60}), ("rot", {"images": 30, "size": 6}),
     ("custom", {"group": "S(5)"})])
 def test_the_audit_passes_equi_and_fails_nom(experiment, options):
-    """``lab.audit`` of every run's final model under the experiment's group (issue 29): Equi, which stays in E,
+    """``lab.equivariance`` of every run's final model under the experiment's group (issue 29): Equi, which stays in E,
     within float64's tolerance (measured 1e-16 to 1.3e-15), Nom, which leaves it, far out (0.02 to 0.6).  Equi's
     pass is what shows the audit's reps are the model's layout (channels of the first input and last output rep,
     Rot's two masks of V); the wrapped run is the batched model's own run."""

@@ -33,7 +33,7 @@ def test_the_json_contract(tmp_path):
         assert len(m["test_mse"]) == 2 and all(x > 0 for x in m["test_mse"])
         assert isinstance(m["equivariance_error"], float)
     assert out["models"]["emlp"]["equivariance_error"] < 1e-4 < out["models"]["mlp"]["equivariance_error"]
-    # lab.audit under O(5) (issue 29): the EMLP within float32's tolerance (measured 1.5e-8), both MLPs far out (1.6)
+    # lab.equivariance under O(5) (issue 29): the EMLP within float32's tolerance (measured 1.5e-8), both MLPs far out (1.6)
     assert out["models"]["emlp"]["audit_ok"] is True and out["models"]["emlp"]["audit_error"] < 1e-5
     for m in ("mlp", "mlp-aug"):
         assert out["models"][m]["audit_ok"] is False and out["models"][m]["audit_error"] > 0.1
@@ -98,7 +98,7 @@ def test_the_pendulum_json_contract_and_noether(tmp_path):
     emlp, mlp = out["models"]["hnn-emlp"], out["models"]["hnn-mlp"]
     assert emlp["momentum_error"][0] < 1e-3 < mlp["momentum_error"][0]  # measured 1e-5 (the floor) against 0.06
     assert emlp["equivariance_error"] < 1e-4 < mlp["equivariance_error"]
-    assert emlp["audit_ok"] is True and mlp["audit_ok"] is False and mlp["audit_error"] > 0.1  # lab.audit, O2eR3()
+    assert emlp["audit_ok"] is True and mlp["audit_ok"] is False and mlp["audit_error"] > 0.1  # lab.equivariance, O2eR3()
     saved = FAMILY.load(next(tmp_path.iterdir()))
     assert sorted(saved.results["model"]) == ["hnn-emlp", "hnn-mlp"]
     audits = saved.results.set_index("model")

@@ -95,7 +95,7 @@ def test_the_pendulum_draws_its_rollout_against_the_truth_and_its_errors(tmp_pat
     emlp_lz = pane._rollout_sources["hnn-emlp"].data["lz"]
     assert max(emlp_lz) - min(emlp_lz) < 1e-3 * max(abs(v) for v in emlp_lz)  # Noether: flat, drawn so
     assert {"rollout error", "L_z error"} <= set(pane._table.object.columns) and len(pane._table.object) == 2
-    marks = dict(zip(pane._table.object["model"], pane._table.object["audit"].str[-1]))  # lab.audit, O2eR3()
+    marks = dict(zip(pane._table.object["model"], pane._table.object["audit"].str[-1]))  # lab.equivariance, O2eR3()
     assert marks == {"HNN EMLP": "✓", "HNN MLP": "✗"}
     assert pane.live.figure("emlp-log").title.text.startswith("training loss")
     pane.param.update(task="o5", models=["mlp"], epochs=1, test=20, channels=8)
@@ -125,7 +125,7 @@ def test_load_shows_a_saved_run_with_its_settings_and_numbers(tmp_path):
     assert len(pane._table.object) == 4 and len(pane.live.groups) == 4
     assert len(pane.live.data) == 4 * 3  # every recorded epoch of every model and size
     assert f"Loaded `{path.name}`" in pane._status.object
-    # the audit (lab.audit under O(5), issue 29) beside each model: the EMLP within tolerance, the MLP not, the
+    # the audit (lab.equivariance under O(5), issue 29) beside each model: the EMLP within tolerance, the MLP not, the
     # number the run saved; a run saved before the audit existed loads with "—" there
     table = pane._table.object
     assert list(table.columns).index("audit") == list(table.columns).index("equivariance error") + 1

@@ -16,8 +16,8 @@ from lab.meter.aliasing import (INPUTS, AliasingConfig, input_sets, kind_contrib
 from lab.meter.cnn import (LAYER_KINDS, MODELS, BlurPool, TrainSettings, binomial_filter, build, digits_data,
                            layer_kind, parameter_count, train)
 from lab.meter.layerwise import layerwise_lie_derivative
-from lab.meter.lie import lee
-from lab.meter.transforms import ImageTransform, MeterError
+from lab.equivariance.lie import lee
+from lab.equivariance.transforms import ImageTransform, MeterError
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import torch
 from torch import nn
 
 from lab.errors import LabError
-from lab.meter import ImageTransform, MeterError, layerwise_lie_derivative, lie_derivative, probe_norms
+from lab.equivariance import ImageTransform, MeterError, lie_derivative
+from lab.meter import layerwise_lie_derivative, probe_norms
 
 D = torch.float64
 

@@ -1,4 +1,4 @@
-"""lab.meter.transforms and lab.meter.lie: Lie derivatives that vanish exactly where the transformation commutes with
+"""lab.equivariance.transforms and lab.equivariance.lie: Lie derivatives that vanish exactly where the transformation commutes with
 the map as implemented, match finite differences where the interpolation is C¹, and separate EMLP from MLP along
 every generator and over sampled elements of a finite group (thesis section 4.4, eqs. 4.3-4.4)."""
 import pytest
@@ -8,8 +8,8 @@ from torch import nn
 
 from lab.errors import LabError
 from lab.groups import SO, O, S
-from lab.meter import (TRANSFORMS, ImageTransform, MeterError, discrete_equivariance_errors, generator_lee,
-                       generator_lie_derivatives, lee, lee_per_input, lie_derivative)
+from lab.equivariance import (TRANSFORMS, ImageTransform, MeterError, discrete_equivariance_errors, generator_lee,
+                             generator_lie_derivatives, lee, lee_per_input, lie_derivative)
 from lab.nn import EMLP, MLP
 
 D = torch.float64

@@ -148,7 +148,7 @@ def test_loading_a_run_restores_its_settings(tmp_path):
     assert fresh.config().validate() == first.config().validate()
     assert "seed 4" in fresh._status.object and "2 runs" in fresh._status.object
     assert fresh.live.data.steps == [0, 1, 2, 3]
-    # the audit of the final models (lab.audit under S(5), issue 29): shown when the run ends and again on Load,
+    # the audit of the final models (lab.equivariance under S(5), issue 29): shown when the run ends and again on Load,
     # the saved summary's numbers; Equi within tolerance in both runs, Nom in neither
     summary = json.loads((saved[0] / "config.json").read_text())["summary"]
     for pane in (first, fresh):

@@ -267,9 +267,9 @@ def run(config: DiscoveryConfig, progress=None, control=None) -> DiscoveryResult
             B = [b for _, b in result.generators] if oa else None
             G, vin, vout = algebra.learned_group(A, B, tol=config.tol)
             tb = algebra.tolerant_basis(vin >> vin, config.tol)
-            # the meter (lab.meter.lie, forward-mode JVPs) measuring the fitted model along the learned generators,
+            # the meter (lab.equivariance.lie, forward-mode JVPs) measuring the fitted model along the learned generators,
             # in the data's units, beside the same quantity read off the symmetry form (reverse-mode Jacobians)
-            from ..meter.lie import generator_lee
+            from ..equivariance.lie import generator_lee
 
             pts = torch.as_tensor(X[:2000], dtype=torch.float64, device=device)
             lee = generator_lee(model, pts, vin, vout, G)

@@ -1,4 +1,4 @@
-"""The equivariance audit of every trained model of a training-dynamics run (issue 29): ``lab.audit`` applied to
+"""The equivariance audit of every trained model of a training-dynamics run (issue 29): ``lab.equivariance`` applied to
 each run's final weights, per strategy, under the experiment's group.
 
 Each run r of a strategy is one function of a single input, ``x -> BatchedMLP.forward(params_r, x)``, wrapped as a
@@ -6,7 +6,7 @@ callable on flat (N, c_in * n_in) batches to (N, c_out * n_out) outputs.  Its re
 ends: ``c_in`` copies of the first layer's input rep and ``c_out`` copies of the last layer's output rep (a
 direct sum, channel by channel, the layout the weights use), over the experiment's group -- the group the data
 are augmented with (``lab.dynamics.action`` acts by ``rep.rho(g)`` or the same signed permutations).  Every group
-here acts by matrices the audit can take, so ``lab.audit.audit`` applies as it is: per group element (the
+here acts by matrices the audit can take, so ``lab.equivariance.audit`` applies as it is: per group element (the
 discrete generators and ``SAMPLES`` sampled ones) the thesis's RelErr ``rms(f(gx) - g f(x)) / (rms f(gx) + rms g
 f(x))``, and per Lie-algebra generator (a custom experiment over a Lie group) the relative Lie derivative; the
 verdict is against the audit's tolerance for the training dtype (float64: 1000 eps = 2.2e-13; float32 1.2e-4).
@@ -61,9 +61,9 @@ def run_model(trainer, params, run: int):
 
 
 def audit_strategy(trainer, strategy: str) -> list:
-    """``lab.audit.audit`` of every run of ``strategy`` at the trainer's current weights: one ``AuditResult`` per
+    """``lab.equivariance.audit`` of every run of ``strategy`` at the trainer's current weights: one ``AuditResult`` per
     run, ``None`` for a diverged run."""
-    from ..audit import audit
+    from ..equivariance import audit
 
     group, rep_in, rep_out = model_reps(trainer)
     x = trainer.X[:INPUTS].reshape(min(INPUTS, len(trainer.X)), -1)

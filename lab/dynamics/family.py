@@ -36,7 +36,7 @@ def run(config: DynamicsConfig, progress=None, control=None) -> DynamicsResult:
     ('finished', 2)
     >>> FAMILY.summary(result)["equi"]["dist_from_E"] < 1e-10    # Equi never leaves E
     True
-    >>> FAMILY.summary(result)["equi"]["audit_ok"], FAMILY.summary(result)["nom"]["audit_ok"]   # lab.audit
+    >>> FAMILY.summary(result)["equi"]["audit_ok"], FAMILY.summary(result)["nom"]["audit_ok"]   # lab.equivariance
     (True, False)
     """
     from .train import Trainer

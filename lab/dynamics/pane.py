@@ -8,7 +8,7 @@ run goes on, Load and every setting are disabled.  Loading a saved run (only one
 runs directory) restores its settings into the controls.  The controls are built from ``DynamicsConfig``'s
 declarations.  Every callback fails through ``lab.dashboard.guard``: an inline message, the buttons and status
 back to idle, no traceback in the server log.  No mathematics here: the run sends each strategy's equivariance
-audit (``lab.dynamics.audit``, ``lab.audit`` of every run's model under the experiment's group) at step 0, now
+audit (``lab.dynamics.audit``, ``lab.equivariance`` of every run's model under the experiment's group) at step 0, now
 and then while it trains, and at its last step, and its summary (finished or stopped) carries the last one: drawn
 as the small audit table below the per-layer one (``lab.dynamics.family.audit_table``), its heading naming
 the step; a loaded run shows its saved summary's (— for runs saved before the audit).
@@ -306,7 +306,7 @@ class TrainingDynamics(JobPane):
         table["strategy"] = [LABELS.get(s, s) for s in table["strategy"]]
         self._audit.object = table
         at = f" at step {step}" if step is not None and len(table) else ""
-        self._audit_head.object = (f"#### Equivariance audit{at} (lab.audit of every run's model under the "
+        self._audit_head.object = (f"#### Equivariance audit{at} (lab.equivariance of every run's model under the "
                                    f"experiment's group; ✓ every run within the dtype's tolerance)")
 
     def _set_log(self, on: bool) -> None:

@@ -501,7 +501,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
          (``held_out_mse``: the training loss on the held-out starts),
          "equivariance_error" (under O2eR3(), the data's symmetry), "group_equivariance_error" (under the
          model's own group; the MLPs: O2eR3()) -- lab.nn.equivariance_error, 5 sampled elements, on up to 64 true
-         states of the held-out rollouts, "audit_error", "audit_ok", "audit_tolerance" (``lab.audit`` of the
+         states of the held-out rollouts, "audit_error", "audit_ok", "audit_tolerance" (``lab.equivariance`` of the
          network under O2eR3() on the first of those states: ``lab.emlp.train.audit_model``), "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
          (``train_model``'s counts of non-finite losses), "scale" (what the networks divide states by),
          "seconds" (training and evaluation), "integrator" (of the evaluation), "times" (150), "rollout_curve"

@@ -19,7 +19,7 @@ one about z (default ``O2eR3()``; ``SO2eR3()``, ``DkeR3(k)``).  Each model also 
 ('inertia', [30], ['emlp', 'mlp'])
 >>> out["models"]["emlp"]["equivariance_error"] < 1e-4 < out["models"]["mlp"]["equivariance_error"]
 True
->>> out["models"]["emlp"]["audit_ok"], out["models"]["mlp"]["audit_ok"]   # lab.audit under O(3)
+>>> out["models"]["emlp"]["audit_ok"], out["models"]["mlp"]["audit_ok"]   # lab.equivariance under O(3)
 (True, False)
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ TEST_POINTS = {"small": 1000, "paper": 5000}
 REGRESSION_SIZES = (100, 1000)
 
 
-#: what each result row says of the trained model's audit (``lab.emlp.train.audit_model``: ``lab.audit`` under
+#: what each result row says of the trained model's audit (``lab.emlp.train.audit_model``: ``lab.equivariance`` under
 #: the data's group): the worst relative error, its verdict, the dtype's tolerance
 AUDIT_KEYS = ("audit_error", "audit_ok", "audit_tolerance")
 

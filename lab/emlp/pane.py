@@ -10,7 +10,7 @@ Start runs the ``emlp`` experiment family (``lab.emlp.family``) as a ``lab.jobs.
   size, log-log;
 * the **results table**: per model and size the test and train MSE, the equivariance error of the trained
   model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0) and its audit
-  (``lab.audit``, computed where the model is trained: ``lab.emlp.train.audit_model``): the worst relative error
+  (``lab.equivariance``, computed where the model is trained: ``lab.emlp.train.audit_model``): the worst relative error
   with ✓ within the dtype's tolerance or ✗ (EMLP ~1e-7 ✓, the MLPs ~1 ✗); a run saved before the audit shows —.
 
 For the **pendulum** (thesis 2.7.2) each model is a Hamiltonian network and/or a Neural ODE (the *Learns* buttons),
@@ -186,7 +186,7 @@ class EquivariantModels(JobPane):
             pn.Row(self._efficiency, self.live.panes["emlp-log"], sizing_mode="stretch_width"),
             self._rollout_box,
             pn.pane.Markdown("#### Results (equivariance error: the EMLP suite's metric under the task's group; "
-                             "audit: lab.audit's worst relative error under it, ✓ within the dtype's tolerance)"),
+                             "audit: lab.equivariance's worst relative error under it, ✓ within the dtype's tolerance)"),
             self._table, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ control

@@ -11,7 +11,7 @@ elements sampled once (``group.sample``: uniform for finite groups, exponentials
 the discrete generators otherwise) and transforms both the input and, for equivariant outputs, the target:
 (rho_in(g) x, rho_out(g) y).
 
-Every trained model is also audited (``audit_model``, ``lab.audit``; issue 29): under the data's group, on
+Every trained model is also audited (``audit_model``, ``lab.equivariance``; issue 29): under the data's group, on
 ``AUDIT_INPUTS`` test inputs, the worst relative equivariance error over the Lie-algebra generators, the discrete
 generators and ``AUDIT_SAMPLES`` sampled elements, with the verdict against the audit's tolerance for the model's
 dtype (float32: 1000 eps = 1.2e-4, times cond(rho(g)) per element).  ``equivariance_error`` (the EMLP test suite's
@@ -87,12 +87,12 @@ class Augmenter:
 
 
 def audit_model(net, rep_in, rep_out, group, x) -> dict:
-    """``lab.audit.audit`` of a trained ``net`` as ``rep_in -> rep_out`` under ``group`` (the data's), on the inputs
+    """``lab.equivariance.audit`` of a trained ``net`` as ``rep_in -> rep_out`` under ``group`` (the data's), on the inputs
     ``x`` (the first ``AUDIT_INPUTS`` are used), ``AUDIT_SAMPLES`` sampled elements, no layer walk (the verdict is
     the model's; ``lab audit`` names layers): ``{"audit_error": the worst relative error, "audit_ok": within the
     tolerance, "audit_tolerance": the dtype's}``.  A model the audit cannot measure (``AuditError``) gets Nones and
     ``audit_note`` (its one line) instead of losing its training run."""
-    from ..audit import AuditError, audit
+    from ..equivariance import AuditError, audit
 
     try:
         res = audit(net, group, rep_in, rep_out, x=x[:AUDIT_INPUTS], samples=AUDIT_SAMPLES, layers=False,

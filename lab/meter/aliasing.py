@@ -5,8 +5,8 @@ equivariance gap between training, test and out-of-distribution inputs (thesis s
 For each variant of ``lab.meter.cnn.MODELS`` and seed, ``run`` trains the model on a fixed split of the digits
 (one class held out, below) and measures, in float64:
 
-* ``LEE`` (eq. 4.4, ``lab.meter.lie.lee``) under each transformation (default translate-x, translate-y, rotate;
-  units per pixel and per radian, ``lab.meter.transforms``) on each input set, with its standard error over inputs;
+* ``LEE`` (eq. 4.4, ``lab.equivariance.lie.lee``) under each transformation (default translate-x, translate-y, rotate;
+  units per pixel and per radian, ``lab.equivariance.transforms``) on each input set, with its standard error over inputs;
 * on the test inputs, the layer-wise decomposition ``L_X f = sum_i C_i`` (eq. 4.6, ``lab.meter.layerwise``), each
   ``C_i`` exact (one Jacobian-vector product per layer, not probes), summed per kind of layer
   (``lab.meter.cnn.LAYER_KINDS``: conv, downsampling, nonlinearity, pooling, linear, other).  Two summaries per
@@ -91,8 +91,8 @@ from ..config import Config, ConfigError, option
 from .cnn import (CONV_PADDINGS, DEFAULT_BATCH, DEFAULT_BLUR, DEFAULT_EPOCHS, DEFAULT_LR, DEFAULT_WIDTH, LAYER_KINDS,
                   MODELS, TrainSettings, digits_data, layer_kind, parameter_count, train)
 from .layerwise import layerwise_lie_derivative
-from .lie import lee_per_input
-from .transforms import INTERPOLATIONS, PADDINGS, TRANSFORMS, ImageTransform, MeterError
+from ..equivariance.lie import lee_per_input
+from ..equivariance.transforms import INTERPOLATIONS, PADDINGS, TRANSFORMS, ImageTransform, MeterError
 
 #: the input sets, nearest the training data first (Figure 4.7's order)
 INPUTS = ("train", "test", "heldout", "noise")
@@ -288,7 +288,7 @@ def lee_report(model: nn.Module, x: torch.Tensor, transform: str, output: str = 
     ``layerwise``, ``layers`` = ``[{"name", "module", "kind", "contribution", "share"}]`` in layer order
     (``contribution`` = ``E|C_i|``, the thesis's per-layer number; ``share`` = ``E<C_i, L> / E|L|^2``, adding up to
     1), else ``[]``.  What ``lab lie-derivative --json`` prints."""
-    from .transforms import UNITS
+    from ..equivariance.transforms import UNITS
 
     net = measurable(model, output)
     T = ImageTransform(transform, interpolation, padding)

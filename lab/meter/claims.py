@@ -211,7 +211,7 @@ def relative_lee(model, x) -> list[float]:
     """Per Lie-algebra generator: ``LEE / (E|f|^2 / dim)`` of ``model`` on ``x`` (float64; EMLP and MLP alike)."""
     import torch
 
-    from .lie import generator_lee
+    from ..equivariance.lie import generator_lee
 
     with torch.no_grad():
         scale = float(model(x).pow(2).mean())
@@ -374,7 +374,7 @@ def assess_zero(draws: dict, null_draws: dict, settings: dict | None = None, pap
             + "; the MLPs with the same reps (null), smallest over seeds: "
             + ", ".join(f"{m} {v:.3g}" for m, v in null_worst.items())
             + ".  Models at initialisation (equivariance is a property of the EMLP's parameterisation, not of "
-              "training); inputs Gaussian, float64, forward-mode Jacobian-vector products (lab.meter.lie).  An "
+              "training); inputs Gaussian, float64, forward-mode Jacobian-vector products (lab.equivariance.lie).  An "
               "exact identity: every seed must read rounding, and the MLPs' interval lies orders of magnitude "
               "above the tolerance.")
     rows = [[m, d["seed"], k, _f(x, 3), x <= ZERO_TOL] for src in (draws, {NULL_OF[m]: v for m, v in
@@ -662,7 +662,7 @@ def _cnn_settings(p) -> dict:
     return {"seeds": p["seeds"], "epochs": p["epochs"], "batch": p["batch"], "lr": p["lr"], "width": 16,
             "held-out class": HOLDOUT, "images per input set": p["samples"],
             "images in the layer-wise decomposition": p["layerwise_samples"], "measured in": "float64 (CPU)",
-            "threads": 1, "interpolation": "bicubic, periodic (lab.meter.transforms defaults)"}
+            "threads": 1, "interpolation": "bicubic, periodic (lab.equivariance.transforms defaults)"}
 
 
 def _cnn_paper_settings(p) -> str:
@@ -756,8 +756,8 @@ def per_image_lee(profile, output: str = "probs", untrained: bool = False) -> di
     def make():
         from .aliasing import measurable
         from .cnn import DEFAULT_WIDTH, build
-        from .lie import lee_per_input
-        from .transforms import ImageTransform
+        from ..equivariance.lie import lee_per_input
+        from ..equivariance.transforms import ImageTransform
 
         out = {}
         with _one_thread():
@@ -801,7 +801,7 @@ def decompositions(profile) -> dict:
         from .aliasing import kind_summary, measurable
         from .cnn import layer_kind
         from .layerwise import layerwise_lie_derivative
-        from .transforms import ImageTransform
+        from ..equivariance.transforms import ImageTransform
 
         out = {}
         with _one_thread():

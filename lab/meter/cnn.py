@@ -46,7 +46,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .transforms import MeterError
+from ..equivariance.transforms import MeterError
 
 #: the activations a variant may use; ``relu`` has a kink, the others are smooth
 ACTIVATIONS = {"relu": nn.ReLU, "silu": nn.SiLU, "gelu": nn.GELU, "softplus": nn.Softplus, "tanh": nn.Tanh}

@@ -20,10 +20,10 @@ import numpy as np
 import torch
 
 from .aliasing import measurable
-from .lie import lie_derivative
-from .transforms import DEFAULT_INTERPOLATION, DEFAULT_PADDING, UNITS, ImageTransform, MeterError
+from ..equivariance.lie import lie_derivative
+from ..equivariance.transforms import DEFAULT_INTERPOLATION, DEFAULT_PADDING, UNITS, ImageTransform, MeterError
 
-#: half-width of the ``t`` range shown per transformation, in its units (``lab.meter.transforms.UNITS``): one pixel for
+#: half-width of the ``t`` range shown per transformation, in its units (``lab.equivariance.transforms.UNITS``): one pixel for
 #: the translations; for the others a move of about one pixel at the border of an 8 x 8 image
 SPANS = {"translate-x": 1.0, "translate-y": 1.0, "rotate": 0.3, "scale": 0.25, "shear": 0.3, "hyperbolic": 0.25,
          "stretch": 0.25, "brighten": 0.5}

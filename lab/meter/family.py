@@ -17,7 +17,7 @@ One model, one transformation, one set of inputs: how equivariant is it, and (``
 * ``--model emlp-o3|emlp-so2|emlp-s4|mlp-o3|mlp-s4`` (``PRESETS``): a network over a group the engine knows, with its
   weights drawn at ``--seed`` (untrained: equivariance is a property of the architecture, not of training), on
   ``--samples`` Gaussian input vectors, in float64.  Only ``--transform generators`` applies: the Lie derivative
-  along every Lie-algebra generator of the group (``lab.meter.lie.generator_lee``; ``"lee"`` is the *worst*
+  along every Lie-algebra generator of the group (``lab.equivariance.lie.generator_lee``; ``"lee"`` is the *worst*
   generator's), and the relative error ``|f(rho_in(g) x) - rho_out(g) f(x)| / |f(x)|`` for the group's discrete
   generators and ``DISCRETE_ELEMENTS`` sampled elements (``discrete_equivariance_errors``; the mean over inputs per
   element).  A finite group (S(4)) has no Lie algebra: its ``"lee"`` is then the worst discrete relative error, and
@@ -48,13 +48,13 @@ from ..experiments.family import Family, progress_record
 
 # These lists are ``lab.meter``'s, spelled here because ``lab --help`` imports no torch (and ``lab.meter`` does);
 # tests/test_meter_family.py checks that they agree.
-#: ``lab.meter.transforms.TRANSFORMS``: image flows (pixels, radians, log-scale, ...)
+#: ``lab.equivariance.transforms.TRANSFORMS``: image flows (pixels, radians, log-scale, ...)
 IMAGE_TRANSFORMS = ("translate-x", "translate-y", "rotate", "scale", "shear", "hyperbolic", "stretch", "brighten")
 #: ``lab.meter.aliasing.INPUTS``
 INPUTS = ("train", "test", "heldout", "noise")
 #: ``lab.meter.aliasing.STUDY_OUTPUTS``
 OUTPUTS = ("probs", "logits")
-#: ``lab.meter.transforms.INTERPOLATIONS`` and ``PADDINGS`` (the first of each is the default)
+#: ``lab.equivariance.transforms.INTERPOLATIONS`` and ``PADDINGS`` (the first of each is the default)
 INTERPOLATIONS = ("bicubic", "bilinear", "fourier")
 PADDINGS = ("circular", "reflection", "border", "zeros")
 GENERATORS = "generators"
@@ -127,7 +127,7 @@ class MeterConfig(Config):
                 raise ConfigError(f"--transform generators applies to the matrix-group presets "
                                   f"({', '.join(PRESETS)}), not to a CNN on images: choose one of "
                                   f"{', '.join(IMAGE_TRANSFORMS)}")
-            from .transforms import ImageTransform, MeterError
+            from ..equivariance.transforms import ImageTransform, MeterError
 
             try:
                 ImageTransform(self.transform, self.interpolation, self.padding)
@@ -341,7 +341,7 @@ def _run_preset(config: MeterConfig, result: MeterResult, emit, control, total: 
     import torch
 
     from ..control import checkpoint
-    from .lie import discrete_equivariance_errors, generator_lee
+    from ..equivariance.lie import discrete_equivariance_errors, generator_lee
 
     net = config.build()
     result.net = net

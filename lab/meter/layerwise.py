@@ -7,7 +7,7 @@ layer, transform its output back: how far the layer is from commuting with the t
 output by the Jacobian of everything downstream.  Each ``C_i`` is a vector the size of the output.
 
 Every intermediate tensor needs a representation of its own; the one chosen here is read off its shape, the same
-rule as ``lab.meter.lie``: an (N, C, h, w) tensor with more than one pixel is an image, moved by the same geometric
+rule as ``lab.equivariance.lie``: an (N, C, h, w) tensor with more than one pixel is an image, moved by the same geometric
 transformation at its own size (``ImageTransform.at``: ``t`` is in pixels of the model's input), anything else is
 invariant.  Any consistent choice makes the sum telescope, so the ``C_i`` add up to the model's Lie derivative
 exactly (to rounding) whenever the hooked modules, in the order they run, are the whole computation
@@ -25,7 +25,7 @@ one probe's estimate is ``2 |C_i|^4``: about ``sqrt(2 / probes)`` relative; the 
 
 >>> import torch
 >>> from torch import nn
->>> from lab.meter.transforms import ImageTransform
+>>> from lab.equivariance.transforms import ImageTransform
 >>> net = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1, padding_mode="circular"), nn.ReLU(),
 ...                     nn.AdaptiveAvgPool2d(1), nn.Flatten()).double()
 >>> d = layerwise_lie_derivative(net, torch.randn(2, 1, 6, 6, dtype=torch.float64), ImageTransform("translate-x"))
@@ -42,8 +42,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .lie import _check_images, is_image, jvp, lie_derivative
-from .transforms import ImageTransform, MeterError
+from ..equivariance.lie import _check_images, is_image, jvp, lie_derivative
+from ..equivariance.transforms import ImageTransform, MeterError
 
 
 @dataclass

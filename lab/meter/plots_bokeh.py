@@ -23,7 +23,7 @@ from ..plots.style import GREYS, LAYER_KIND_COLOURS
 
 #: px: the cumulative plot's and the output plot's heights; one transformed version's side
 HEIGHT, THUMB = 300, 74
-#: the words of each transformation's parameter (``lab.meter.transforms.UNITS``'s units, short)
+#: the words of each transformation's parameter (``lab.equivariance.transforms.UNITS``'s units, short)
 T_WORDS = {"pixel": "px", "radian": "rad"}
 TOP_COLOUR, OTHER_COLOUR = "#1f77b4", "#c7c7c7"
 CAPTION = ("Each dot: one layer, in the order the layers run; height: the contributions E‖Cᵢ‖ of every layer up to "

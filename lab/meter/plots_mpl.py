@@ -71,11 +71,11 @@ def _model_colours(names) -> dict:
 
 
 def _unit(transform: str | None, unit: str | None) -> str:
-    """The unit of ``t`` (``lab.meter.transforms.UNITS``) for ``transform`` unless given."""
+    """The unit of ``t`` (``lab.equivariance.transforms.UNITS``) for ``transform`` unless given."""
     if unit:
         return unit
     if transform:
-        from .transforms import UNITS
+        from ..equivariance.transforms import UNITS
 
         return UNITS.get(transform, "unit")
     return "unit"

@@ -56,8 +56,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..meter.lie import generator_lie_derivatives, jvp
-from ..meter.transforms import MeterError
+from ..equivariance.lie import generator_lie_derivatives, jvp
+from .transforms import MeterError
 from ..nn.linear import bind
 from ..reps import Rep
 from .homomorphism import check_rep
@@ -252,7 +252,7 @@ def audit(model, group=None, rep_in=None, rep_out=None, x: torch.Tensor | None =
     rep cannot be read off the module; ``method``: the meter's autodiff (``lab.meter.METHODS``).
 
     Every user-declared leaf of the reps (``UserRep``, a ``Leaf`` subclass) is first checked to be a homomorphism
-    (``lab.audit.homomorphism``): ``HomomorphismError`` (one line: the rep, the check, its size) when it is not.
+    (``lab.equivariance.homomorphism``): ``HomomorphismError`` (one line: the rep, the check, its size) when it is not.
     Bad arguments raise ``AuditError``.  A failing model warns (``AuditWarning``) with its first breaking layer."""
     if not callable(model):
         raise AuditError(f"the model must be an nn.Module or a callable, got {type(model).__name__}")

@@ -1,4 +1,4 @@
-"""``lab audit PATH|PRESET``: the glue between the command line and ``lab.audit.audit`` -- which model a target
+"""``lab audit PATH|PRESET``: the glue between the command line and ``lab.equivariance.audit`` -- which model a target
 names, which group and reps it is audited against, and what the command prints and returns.
 
 A target is one of the meter family's matrix-group presets (``lab.meter.presets.PRESETS``: ``emlp-o3``,
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .measure import DEFAULT_INPUTS, DEFAULT_SAMPLES, audit
-from .result import AuditError, AuditResult
+from ..equivariance.measure import DEFAULT_INPUTS, DEFAULT_SAMPLES, audit
+from ..equivariance.result import AuditError, AuditResult
 
 EXIT_OK = 0
 EXIT_NOT_EQUIVARIANT = 3
@@ -90,7 +90,7 @@ def run(target: str, group: str | None = None, rep_in: str | None = None, rep_ou
         tolerance: float | None = None, samples: int | None = None, inputs: int | None = None,
         seed: int = 0) -> Outcome:
     """Audit ``target`` (``load_target``) against ``group``, ``rep_in`` and ``rep_out`` (text; default the model's
-    own), with ``lab.audit.audit``'s tolerance rule unless ``tolerance`` fixes one number; ``samples`` group
+    own), with ``lab.equivariance.audit``'s tolerance rule unless ``tolerance`` fixes one number; ``samples`` group
     elements besides the discrete generators, ``inputs`` random inputs, both seeded by ``seed`` (defaults:
     ``DEFAULT_SAMPLES``, ``DEFAULT_INPUTS``).  The payload is ``AuditResult.to_dict()`` (``ok``, ``worst``,
     ``tolerance``, ``first_breaking_layer`` at its top level) plus ``target``, ``preset``, ``source`` and

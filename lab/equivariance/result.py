@@ -1,6 +1,6 @@
 """The audit's typed result: ``AuditResult`` with ``ok``, ``worst``, ``per_generator``, ``per_element``,
 ``layers``, ``first_breaking_layer``, ``tolerance``, ``text()`` and ``to_dict()`` (JSON-safe: non-finite numbers as
-strings).  The measurements and the tolerance rule are described in ``lab.audit.measure``."""
+strings).  The measurements and the tolerance rule are described in ``lab.equivariance.measure``."""
 from __future__ import annotations
 
 import math

@@ -5,7 +5,7 @@ of ``f`` at ``x`` is ``L_X f(x) = d/dt rho_out(g_{-t}) f(rho_in(g_t) x)|_{t=0} =
 ``X = d/dt rho(g_t)|_0`` the generator.  It is zero for every ``x`` exactly when ``f`` is equivariant along the flow
 (appendix A.3.1.1), and ``LEE(f) = E_x |L_X f(x)|^2 / dim(out)`` (eq. 4.4) summarises it.
 
-* Images: ``lie_derivative(model, x, transform)`` with a ``lab.meter.transforms.ImageTransform``.  An output of
+* Images: ``lie_derivative(model, x, transform)`` with a ``lab.equivariance.transforms.ImageTransform``.  An output of
   shape (N, C, h, w) is read as an image and moved back (``rho_out`` = the same geometric transformation at its size);
   any other output is read as invariant (``rho_out`` = identity, as for class scores); ``output=`` overrides.
 * Matrix groups: ``generator_lie_derivatives(model, x, rep_in, rep_out, group)``: ``L_A f(x) = J_f(x) drho_in(A) x -
@@ -23,7 +23,7 @@ this torch).  A model whose own operations lack forward-mode rules (EMLP's bilin
 are in (``model.eval()`` first for BatchNorm and dropout).
 
 >>> import torch
->>> from lab.meter.transforms import ImageTransform
+>>> from lab.equivariance.transforms import ImageTransform
 >>> mean = lambda x: x.mean(dim=(1, 2, 3))[:, None]   # invariant under periodic translation
 >>> x = torch.randn(2, 1, 6, 6, dtype=torch.float64)
 >>> float(lie_derivative(mean, x, ImageTransform("translate-x")).abs().max()) < 1e-12
