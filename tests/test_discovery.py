@@ -197,7 +197,7 @@ def test_inertias_truth_is_the_whole_symmetry_algebra_of_its_function():
     with the engine's so(3) inside their span, and 14 is the dimension of the true function's exact symmetries --
     the null space of its symmetry form, less the generators acting only outside the outputs' (symmetric) span."""
     from lab.discovery.learn import output_range, quotient
-    from lab.emlp.tasks import inertia_target
+    from lab.data.regression import inertia_target
 
     t = get_task("inertia")
     pairs = t.truth()
@@ -236,7 +236,7 @@ def test_lorentzs_truth_is_so13_and_the_trade_between_the_lepton_pairs():
     written in torch from the thesis's formula and checked against the target)."""
     import torch
 
-    from lab.emlp.tasks import scattering_target
+    from lab.data.regression import scattering_target
 
     t = get_task("lorentz")
     pairs = t.truth()

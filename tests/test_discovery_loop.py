@@ -9,9 +9,9 @@ torch.set_num_threads(1)
 
 @pytest.fixture
 def stub(monkeypatch):
-    """``lab.emlp.train.fit`` replaced: records each model's initial parameters and its seed, returns a test MSE
+    """``lab.nn.train.fit`` replaced: records each model's initial parameters and its seed, returns a test MSE
     of (seed + 1) x the targets' mean square, so that the relative MSE is seed + 1."""
-    import lab.emlp.train as train
+    import lab.nn.train as train
 
     seen = []
 

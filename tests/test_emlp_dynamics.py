@@ -1,11 +1,11 @@
-"""The pendulum dynamics experiment (``lab.emlp.dynamics``): models, integration, the thesis's metrics, Noether."""
+"""The pendulum dynamics experiment (``lab.nn.hamiltonian``): models, integration, the thesis's metrics, Noether."""
 import numpy as np
 import pytest
 import torch
 
 from lab.control import Control, Stopped
-from lab.emlp import DoubleSpringPendulum, angular_momentum_z, z_axis_group
-from lab.emlp.dynamics import (AUGMENTED, MODELS, PAPER, augment_pool, SMALL, DynamicsSettings, build_model, evaluate, geometric_mean,
+from lab.data.pendulum import DoubleSpringPendulum, angular_momentum_z, z_axis_group
+from lab.nn.hamiltonian import (AUGMENTED, MODELS, PAPER, augment_pool, SMALL, DynamicsSettings, build_model, evaluate, geometric_mean,
                                momentum_error, momentum_errors, pendulum_data, relative_errors, rollout,
                                rollout_error, run_pendulum, to_float64, train_model)
 from lab.errors import LabError
@@ -145,7 +145,7 @@ def test_training_lowers_the_chunk_loss():
 def test_training_leaves_out_chunks_where_the_field_blows_up():
     """A chunk whose rollout overflows is left out of its step (counted), the step is taken on the others and the
     weights stay finite; a step where every chunk overflows is skipped."""
-    from lab.emlp.dynamics import NeuralODE
+    from lab.nn.hamiltonian import NeuralODE
 
     class Net(torch.nn.Module):  # explodes where q1_x > 0, decays elsewhere
         def __init__(self, blow_all=False):
@@ -274,7 +274,7 @@ def test_a_misspecified_so3_model_and_the_windy_pendulum():
     """The residual-pathway-priors chapter's pendulum regimes run through the same code: an EMLP-HNN over SO(3) (a
     group of R^3 that gravity breaks) is exact under SO(3) and conserves L_z (SO(3) holds the rotations about z);
     on the windy pendulum (``task=``) the true trajectories themselves do not conserve L_z."""
-    from lab.emlp.pendulum import WINDY
+    from lab.data.pendulum import WINDY
 
     (so3,) = run_pendulum(("hnn-emlp",), ("SO(3)",), TINY, seed=1)
     assert so3["group"] == "SO(3)" and so3["group_equivariance_error"] < 1e-5

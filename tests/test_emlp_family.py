@@ -130,7 +130,7 @@ class _StopAfter(Control):
 
 def test_integrating_the_pendulum_stops_within_one_field_evaluation():
     from lab.control import Stopped
-    from lab.emlp.pendulum import DoubleSpringPendulum
+    from lab.data.pendulum import DoubleSpringPendulum
 
     task = DoubleSpringPendulum()
     z0 = task.initial_conditions(4, 0)

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from lab.emlp import (INERTIA, O5, PENDULUM, SCATTERING, SCATTERING_ORIGINAL, TASKS, WINDY, angular_momentum_z,
-                      get_task, make, task_group, task_reps)
-from lab.emlp.tasks import inertia_target, minkowski, scattering_target
+from lab.data.pendulum import WINDY, angular_momentum_z
+from lab.data.regression import (INERTIA, O5, PENDULUM, SCATTERING, SCATTERING_ORIGINAL, TASKS, get_task, make,
+                                 task_group, task_reps)
+from lab.data.regression import inertia_target, minkowski, scattering_target
 from lab.errors import GroupError, LabError, MemoryLimitError
 from lab.groups import parse_group
 from lab.reps import parse_rep

@@ -43,13 +43,13 @@ def test_replays_train_as_the_eager_steps_do():
 
 @cuda
 def test_train_one_with_graphs_takes_the_eager_steps():
-    """``lab.emlp.train.train_one`` on CUDA: with graphs (the default) and without, the same steps in the same
+    """``lab.nn.train.train_one`` on CUDA: with graphs (the default) and without, the same steps in the same
     order, so the same curve and the same final errors (float32 rounding apart).  60 points in batches of 25:
     two full batches replay the graph, the last one of 10 stays eager."""
     from dataclasses import replace
 
-    from lab.emlp import get_task
-    from lab.emlp.train import SMALL, train_one
+    from lab.data.regression import get_task
+    from lab.nn.train import SMALL, train_one
 
     task = get_task("inertia")
     X, Y = task.make(60, seed=0)

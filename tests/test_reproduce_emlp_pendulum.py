@@ -65,7 +65,7 @@ def test_the_claim_is_registered_with_both_versions(capsys):
 
 
 def test_the_profiles():
-    from lab.emlp.dynamics import PAPER, DynamicsSettings
+    from lab.nn.hamiltonian import PAPER, DynamicsSettings
     from lab.reproduce import Profile
 
     quick, full = ep.plan(Profile("quick")), ep.plan(Profile("full"))

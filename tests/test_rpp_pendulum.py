@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from lab.emlp.dynamics import SYMMETRY, DynamicsSettings, _equivariance, build_model
+from lab.nn.hamiltonian import SYMMETRY, DynamicsSettings, _equivariance, build_model
 from lab.rpp.family import FAMILY, RPPConfig
 from lab.rpp import regime
 from lab.rpp.pendulum import build_rpp, pendulum_chunks, rpp_objective, summed_nll, train
@@ -26,7 +26,7 @@ def _lab(*args):
 
 
 def _states(n=16, seed=0):
-    from lab.emlp.pendulum import DoubleSpringPendulum
+    from lab.data.pendulum import DoubleSpringPendulum
 
     return torch.as_tensor(DoubleSpringPendulum().initial_conditions(n, seed), dtype=torch.float32)
 
@@ -45,8 +45,8 @@ def test_rpp_hnn_without_free_pathway_is_exactly_equivariant_and_the_mlp_is_not(
 
 def test_rpp_hnn_vector_field_is_equivariant_under_the_models_group():
     """The Hamiltonian's invariance carries to its field: f(rho(g) z) = rho(g) f(z), O2eR3() about z."""
-    from lab.emlp.dynamics import to_float64
-    from lab.emlp.pendulum import z_axis_group
+    from lab.nn.hamiltonian import to_float64
+    from lab.data.pendulum import z_axis_group
 
     torch.manual_seed(1)
     model = to_float64(build_rpp("O2eR3()", channels=16, layers=2, scale=2.8, prior_free=0.0))

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from lab.emlp import INERTIA, PENDULUM, WINDY, angular_momentum_z
-from lab.emlp.tasks import inertia_inputs
+from lab.data.pendulum import WINDY, angular_momentum_z
+from lab.data.regression import INERTIA, PENDULUM
+from lab.data.regression import inertia_inputs
 from lab.errors import LabError
 from lab.groups import parse_group
 from lab.reps import parse_rep

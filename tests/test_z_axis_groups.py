@@ -59,8 +59,8 @@ def test_catalog_and_old_names():
     for sig in ("O2eR3()", "SO2eR3()", "DkeR3(k)"):
         assert sig in catalog and "R^3" in catalog[sig] and "EMLP" in catalog[sig]
     assert {"O2eR3", "SO2eR3", "DkeR3"} <= set(GROUPS) and "ZAxisGroup" not in GROUPS
-    # lab.emlp.pendulum's names are thin re-exports: the same class, the same groups
-    from lab.emlp import ZAxisGroup as Old, z_axis_group
+    # lab.data.pendulum's names are thin re-exports: the same class, the same groups
+    from lab.data.pendulum import ZAxisGroup as Old, z_axis_group
 
     assert Old is ZAxisGroup
     assert Old("O2") == O2eR3() and Old("SO2") == SO2eR3() and Old("D", 6) == DkeR3(6)
@@ -86,7 +86,7 @@ def test_bad_arguments_and_z_axis_group_accepts_only_groups_about_z():
             DkeR3(k)
     with pytest.raises(GroupError):
         ZAxisGroup("O3")
-    from lab.emlp import z_axis_group
+    from lab.data.pendulum import z_axis_group
 
     for text in ("SO(3)", "O(2)", "O2eR3()*O2eR3()", "DkeR3(", "DkeR3(-1)", "Foo()", "DkeR3(0)"):
         with pytest.raises(GroupError) as info:  # ParseErrors too: the old contract of z_axis_group

@@ -1,6 +1,6 @@
 """The loop measured (issue 33): the same data fitted by an MLP, by EMLP over the true group and by EMLP over the
 learned one (``lab.nn``'s EMLP, whose layers' bases the engine solves -- the learned group's with its stated
-tolerance), trained alike by ``lab.emlp.train.fit``; their relative test MSEs.
+tolerance), trained alike by ``lab.nn.train.fit``; their relative test MSEs.
 
 The learned group acts on the whole input space R^d_in, so EMLP's hidden tensor reps over it grow as d_in^r: the
 loop runs where the dense tolerant solve of the largest layer stays within ``MAX_BLOCK`` entries (the rotated plane
@@ -19,7 +19,7 @@ MAX_BLOCK = 4096
 
 @dataclass
 class _Reps:
-    """What ``lab.emlp.train.fit`` asks of a task: its reps over a group."""
+    """What ``lab.nn.train.fit`` asks of a task: its reps over a group."""
 
     rep_in: object
     rep_out: object
@@ -63,7 +63,7 @@ def compare(X, Y, Xt, Yt, learned: list, truth: list, output_action: bool, tol: 
     the EMLP over the learned group, the one over the true group), for progress."""
     import torch
 
-    from ..emlp.train import Schedule, fit
+    from ..nn.train import Schedule, fit
     from ..nn.models import EMLP, MLP
     from .algebra import learned_group
 

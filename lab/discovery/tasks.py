@@ -57,7 +57,7 @@ class DiscoveryTask:
 
 
 def _emlp(name):
-    from ..emlp.tasks import get_task
+    from ..data.regression import get_task
 
     return get_task(name)
 

@@ -1,20 +1,8 @@
-"""The EMLP chapter's experiments as data (thesis ch. 2.7): ``TASKS`` of ``lab.emlp.tasks``.
+"""The EMLP family (thesis chapter 2): equivariant MLPs against MLPs on the chapter's regression tasks and the double
+spring pendulum -- its run (``lab.emlp.family``), claims, pane, figures and saved runs.
 
->>> sorted(TASKS)
-['inertia', 'o5', 'pendulum', 'scattering']
+The science it runs is shared, so other families use it without importing this one: the tasks
+(``lab.data.regression``: ``TASKS``, ``RegressionTask``, ``get_task``, ``task_group``), the pendulum
+(``lab.data.pendulum``), the training loop (``lab.nn.train``: ``Schedule``, ``fit``, ``train_one``) and the
+Hamiltonian and neural-ODE models (``lab.nn.hamiltonian``).
 """
-from ..lazy import lazy_exports
-
-#: the public names, each imported from its module on first use: torch loads only then, so the family's light
-#: modules (its manifest, what ``lab --help`` reads) import without it
-__getattr__, __dir__ = lazy_exports(__name__, {
-    **dict.fromkeys(("DynamicsSettings", "HamiltonianNN", "NeuralODE", "run_pendulum"), "dynamics"),
-    **dict.fromkeys(("WINDY", "DoubleSpringPendulum", "ZAxisGroup", "angular_momentum_z", "hamiltonian",
-                     "hamiltonian_vector_field", "z_axis_group"), "pendulum"),
-    **dict.fromkeys(("INERTIA", "O5", "PENDULUM", "SCATTERING", "SCATTERING_ORIGINAL", "TASKS", "RegressionTask",
-                     "get_task", "make", "task_group", "task_reps"), "tasks"),
-})
-
-__all__ = ["TASKS", "RegressionTask", "DoubleSpringPendulum", "ZAxisGroup", "O5", "INERTIA", "SCATTERING",
-           "SCATTERING_ORIGINAL", "PENDULUM", "WINDY", "get_task", "make", "task_group", "task_reps",
-           "z_axis_group", "hamiltonian", "hamiltonian_vector_field", "angular_momentum_z"]

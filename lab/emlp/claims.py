@@ -17,14 +17,14 @@ the statistic.  It passes where a reseeded baseline would "beat" both baselines 
 cannot tell EMLP from seed noise.  Ratios of ten or more ("orders of magnitude") are counted beside it, reported,
 not judged ("often" has no threshold).  A cell has power only where its baselines have learned the task: the better
 of the MLP's and MLP-Aug's test MSE at most ``BASELINE_MARGIN`` (0.5) times that of predicting the training
-targets' mean (``lab.emlp.train.fit``'s ``mean_mse``), on the mean over the seeds; else EMLP "below both" says only
+targets' mean (``lab.nn.train.fit``'s ``mean_mse``), on the mean over the seeds; else EMLP "below both" says only
 that it beats predicting the mean, and the cell reads "no power at these settings".
 
 Version 1 (the first registered) read one number per cell, the ratio of the seed-mean test MSEs, above 1 at every
 cell, against an MLP retrained under other seeds; each run also reports its verdict under version 1, read on the
 seed means of this run (version 1's null is not rerun).
 
-Training: ``lab.emlp.train`` (``build``, ``Augmenter``, ``fit``: what ``train_one`` and so ``lab emlp`` run; the
+Training: ``lab.nn.train`` (``build``, ``Augmenter``, ``fit``: what ``train_one`` and so ``lab emlp`` run; the
 data drawn as it draws them: the training set from seed ``2 s``, the test set from ``2 s + 1``), with one change:
 MLP-Aug's pool of 2048 group elements is sampled once per task (from the run's first seed) and shared by every
 MLP-Aug, each drawing from it with its own generator, where ``train_one`` samples a pool per model (sampling and
@@ -39,7 +39,7 @@ representing the Lorentz group's elements cost more than a quick model's trainin
   and learning rate, 30 epochs of one step each, 500 test points; the thesis trains 1000 epochs at these sizes).
   The schedule is set by the time the quick profile has (two tasks x two sizes x three seeds x four models), not
   by the verdict.  The moment of inertia is left to the full profile: an O(3) EMLP trains slower than the
-  baselines at first (its bilinear layers must build T3 objects from vectors, ``lab.emlp.train.SMALL``), so at
+  baselines at first (its bilinear layers must build T3 objects from vectors, ``lab.nn.train.SMALL``), so at
   any schedule this short its cells judge the schedule, not the model (the EMLP is still behind MLP-Aug there).
 """
 from __future__ import annotations
@@ -110,11 +110,11 @@ def plan(profile) -> dict:
 
 
 def schedule_of(p: dict):
-    """The ``lab.emlp.train.Schedule`` of plan ``p``: the thesis's (``PAPER``) or the quick one (``PAPER``'s learning
+    """The ``lab.nn.train.Schedule`` of plan ``p``: the thesis's (``PAPER``) or the quick one (``PAPER``'s learning
     rate and batch, ``p``'s width, ``p["epochs"]`` epochs at every size)."""
     from dataclasses import replace
 
-    from .train import PAPER
+    from ..nn.train import PAPER
 
     if p["scale"] == "paper":
         return PAPER
@@ -415,8 +415,8 @@ def measure(profile) -> Outcome:
     import torch
 
     from ..device import pick_device
-    from . import get_task, task_group
-    from .train import Augmenter, build, fit
+    from ..data.regression import get_task, task_group
+    from ..nn.train import Augmenter, build, fit
 
     p = plan(profile)
     seeds = profile.seeds(quick=3, full=PAPER_SEEDS)
@@ -429,7 +429,7 @@ def measure(profile) -> Outcome:
     pools: dict = {}
 
     def augmenter(task_name, task, group, seed):
-        """MLP-Aug's augmentation: one pool of ``lab.emlp.train.POOL`` group elements per task, sampled once
+        """MLP-Aug's augmentation: one pool of ``lab.nn.train.POOL`` group elements per task, sampled once
         (from the run's first seed: what ``train_one`` samples for that seed), each model drawing from it with its
         own generator (seeded by its weight seed, as ``train_one``'s).  ``train_one`` samples a pool per model;
         sharing it keeps the draws apart and saves sampling (and representing) 2048 elements for every model."""
@@ -455,7 +455,7 @@ def measure(profile) -> Outcome:
                                  f"{task_name} N={n} seed {seed}: {NAMES[role]} epoch {row['epoch']}/{row['epochs']}")
 
             weight_seed = seed + offset
-            torch.manual_seed(weight_seed)  # as lab.emlp.train.train_one: the seed, the model, its training
+            torch.manual_seed(weight_seed)  # as lab.nn.train.train_one: the seed, the model, its training
             net = build(model, task, group, schedule, device)
             aug = augmenter(task_name, task, group, weight_seed) if model == "mlp-aug" else None
             out = fit(net, task, group, (Xtr, Ytr, Xte, Yte), schedule, seed=weight_seed, progress=relay,
@@ -479,5 +479,5 @@ def measure(profile) -> Outcome:
                 "orders of magnitude": ORDER, "cells judged": len(plan_) // len(seeds),
                 "trivial baseline margin": f"the better of the MLP and MLP-Aug at most {BASELINE_MARGIN:g} times the "
                                            f"test MSE of predicting the training targets' mean (mean over seeds)",
-                "science": "lab.emlp.train (build, Augmenter, fit: what train_one runs)"}
+                "science": "lab.nn.train (build, Augmenter, fit: what train_one runs)"}
     return assess(rows, settings, quick=not profile.full, paper_settings=paper_settings_of(p, len(seeds)))

@@ -4,7 +4,7 @@ D6) roll out better than the MLP networks of the same kind (Table 2.2: Hamiltoni
 EMLP-HNNs over a continuous group conserve the angular momentum about z (Noether), D6 approximately, while the
 coarser D2 and every Neural ODE do not.
 
-The science is ``lab.emlp.dynamics`` (``run_pendulum``: its docstring defines the models, the training and both
+The science is ``lab.nn.hamiltonian`` (``run_pendulum``: its docstring defines the models, the training and both
 metrics, exactly the original code's): ``rollout_error`` is Table 2.2's number (the geometric mean over held-out
 30 s rollouts and their 150 times of ``|z_hat - z| / (|z_hat| + |z|)``), ``momentum_error`` Figure 2.6 (middle)'s
 (the same with the angular momentum ``L_z`` along the model's own rollout, against its start, clamped below at
@@ -30,7 +30,7 @@ The thresholds, read off the metric.  A relative error ``e = |dL| / (|L(t)| + |L
 shows the evaluation integrator's error (rtol = atol = 2e-6 over 30 s).  ``CONSERVED`` = 1e-3, two decades above
 the floor, is an ``L_z`` kept to 0.2 % over 30 s; "approximate" conservation is a decade looser, ``APPROX`` = 1e-2
 (``L_z`` kept to about 2 %).  Why D6 sits at the floor in the lab: D6's invariant and equivariant maps between
-tensors of rank below 6 are O(2)'s (``lab.emlp.dynamics``), so at 32 channels its EMLP has exactly O(2)'s
+tensors of rank below 6 are O(2)'s (``lab.nn.hamiltonian``), so at 32 channels its EMLP has exactly O(2)'s
 equivariant layers and conserves L_z exactly; at the thesis's 128 channels it has two parameters more.
 
 Version 1 (the first registered) pooled the seeds' numbers by their geometric mean and read every part once
@@ -247,7 +247,7 @@ STEPS_CANDIDATES = {"30 steps": 30, "60 steps": 60, "120 steps": 120, "240 steps
 def _probe_steps(steps, seed) -> dict:
     """Rollout errors of the quick Neural ODEs over O(2) at ``steps`` steps (QUICK's other settings) and of the
     no-motion prediction, on tuning seed ``seed``."""
-    from .dynamics import DynamicsSettings, pendulum_data, run_pendulum
+    from ..nn.hamiltonian import DynamicsSettings, pendulum_data, run_pendulum
 
     settings = DynamicsSettings(**{**QUICK, "epochs": steps}).check()
     data = pendulum_data(settings, seed)
@@ -330,7 +330,7 @@ def still_error(data) -> float:
     held-out rollouts of ``pendulum_data``'s ``data``."""
     import numpy as np
 
-    from .dynamics import rollout_error
+    from ..nn.hamiltonian import rollout_error
 
     z0, true = np.asarray(data[2], dtype=np.float64), np.asarray(data[4], dtype=np.float64)
     return float(rollout_error(np.broadcast_to(z0[:, None, :], true.shape), true))
@@ -582,7 +582,7 @@ def measure(profile) -> Outcome:
     from dataclasses import asdict, replace
 
     from ..device import pick_device
-    from .dynamics import MOMENTUM_FLOOR, PAPER, DynamicsSettings, pendulum_data, run_pendulum
+    from ..nn.hamiltonian import MOMENTUM_FLOOR, PAPER, DynamicsSettings, pendulum_data, run_pendulum
 
     p = plan(profile)
     base = PAPER if p["schedule"] == "paper" else DynamicsSettings(**p["schedule"])
@@ -636,6 +636,6 @@ def measure(profile) -> Outcome:
                                                                               f"0.2 s observation interval",
                     "evaluation": f"dopri5 at rtol {settings.rtol:g}, atol {settings.atol:g}, float64, 30 s",
                     "dtype": "float32 (training), float64 (evaluation)", "device": str(pick_device(settings.device)),
-                    "science": "lab.emlp.dynamics.run_pendulum"}
+                    "science": "lab.nn.hamiltonian.run_pendulum"}
     return assess(rows, out_settings, p, quick=not profile.full,
                   paper_settings=paper_settings_of(p, the_parts, len(seeds)))

@@ -7,7 +7,7 @@ min(900 000/N, 1000) epochs, 5 000 test points); the default ``small`` runs in a
 
 ``--task pendulum`` is section 2.7.2 (Table 2.2, Figure 2.6): each model learns the double spring pendulum's
 dynamics as a Hamiltonian network and/or a Neural ODE (``dynamics``; models ``hnn-emlp``, ``node-mlp``, ...,
-``lab.emlp.dynamics``), the sizes are training trajectories (default 64; the thesis 500) and the EMLP's group is
+``lab.nn.hamiltonian``), the sizes are training trajectories (default 64; the thesis 500) and the EMLP's group is
 one about z (default ``O2eR3()``; ``SO2eR3()``, ``DkeR3(k)``).  Each model also reports ``rollout_error`` and
 ``momentum_error`` (30 s rollouts from held-out states: the state's and L_z's relative errors, geometric means);
 ``test_mse`` is the training loss (1 s chunks) on the held-out starts.
@@ -37,14 +37,14 @@ MODELS = ("mlp", "mlp-aug", "emlp")
 #: what a pendulum model learns: its Hamiltonian (``hnn``, dz/dt = J grad H) or its vector field (``node``)
 DYNAMICS = ("hnn", "node")
 SCALES = ("small", "paper")
-#: the test-set size and training schedule of each scale (``lab.emlp.train``: SMALL, PAPER)
+#: the test-set size and training schedule of each scale (``lab.nn.train``: SMALL, PAPER)
 TEST_POINTS = {"small": 1000, "paper": 5000}
 #: the training-set sizes when none are given (for the pendulum: the scale's training trajectories, 64 or the
-#: thesis's 500, ``lab.emlp.dynamics`` SMALL and PAPER)
+#: thesis's 500, ``lab.nn.hamiltonian`` SMALL and PAPER)
 REGRESSION_SIZES = (100, 1000)
 
 
-#: what each result row says of the trained model's audit (``lab.emlp.train.audit_model``: ``lab.equivariance`` under
+#: what each result row says of the trained model's audit (``lab.nn.train.audit_model``: ``lab.equivariance`` under
 #: the data's group): the worst relative error, its verdict, the dtype's tolerance
 AUDIT_KEYS = ("audit_error", "audit_ok", "audit_tolerance")
 
@@ -108,7 +108,7 @@ class EMLPConfig(Config):
                 raise ConfigError("every training-set size must be at least 2")
             self.sizes = tuple(str(s) for s in sizes)
         if self.task == "pendulum":
-            from . import z_axis_group
+            from ..data.pendulum import z_axis_group
 
             if not self.dynamics:
                 raise ConfigError("dynamics needs at least one of hnn, node")
@@ -116,7 +116,7 @@ class EMLPConfig(Config):
                 z_axis_group(self.group)  # the pendulum's EMLP acts on 3-vectors about z: a GroupError otherwise
             self.dynamics_settings(self.size_list[0]).check()
         elif self.group is not None:
-            from . import task_group
+            from ..data.regression import task_group
 
             task_group(self.group)  # a GroupError (a LabError) names a bad group before anything is built
         task = _task(self)
@@ -144,19 +144,19 @@ class EMLPConfig(Config):
         return list(self.models)
 
     def _dynamics_base(self):
-        from .dynamics import PAPER, SMALL
+        from ..nn.hamiltonian import PAPER, SMALL
 
         return PAPER if self.scale == "paper" else SMALL
 
     def dynamics_settings(self, n: int):
-        """The pendulum's ``lab.emlp.dynamics.DynamicsSettings`` for ``n`` training trajectories."""
+        """The pendulum's ``lab.nn.hamiltonian.DynamicsSettings`` for ``n`` training trajectories."""
         base = self._dynamics_base()
         over = {k: v for k, v in (("channels", self.channels), ("layers", self.layers), ("epochs", self.epochs),
                                   ("test", self.test)) if v is not None}
         return replace(base, train=n, lr=self.lr, batch=self.batch, device=self.device, **over)
 
     def schedule(self):
-        from .train import PAPER, SMALL
+        from ..nn.train import PAPER, SMALL
 
         base = PAPER if self.scale == "paper" else SMALL
         over = {k: v for k, v in (("channels", self.channels), ("layers", self.layers)) if v is not None}
@@ -175,7 +175,7 @@ class EMLPConfig(Config):
 
 
 def _task(config: EMLPConfig):
-    from . import get_task
+    from ..data.regression import get_task
 
     return get_task(config.task)
 
@@ -192,8 +192,8 @@ def run(config: EMLPConfig, progress=None, control=None) -> EMLPResult:
     """Train every model on every size (and seed); records stream to ``progress``."""
     from ..control import Stopped
     from ..device import pick_device
-    from . import task_group
-    from .train import train_one
+    from ..data.regression import task_group
+    from ..nn.train import train_one
 
     config = config.validate()
     emit = progress or (lambda record: None)
@@ -246,12 +246,12 @@ ROLLOUT_KEYS = ("times", "rollout", "momentum_curve", "rollout_curve")
 
 
 def _run_pendulum(config: EMLPConfig, emit, control) -> EMLPResult:
-    """The pendulum (``lab.emlp.dynamics.run_pendulum``) for every size and seed; its records relayed as the
+    """The pendulum (``lab.nn.hamiltonian.run_pendulum``) for every size and seed; its records relayed as the
     other tasks' (``epoch`` records of the training loss, ``result`` rows) so the faces draw both alike."""
     from ..control import Stopped
     from ..device import pick_device
-    from .dynamics import pendulum_data, run_pendulum
-    from .pendulum import angular_momentum_z
+    from ..nn.hamiltonian import pendulum_data, run_pendulum
+    from ..data.pendulum import angular_momentum_z
 
     group_text = config.group or _task(config).group
     device = pick_device(config.device)
@@ -313,10 +313,10 @@ def _run_pendulum(config: EMLPConfig, emit, control) -> EMLPResult:
 
 def _step_weights(config: EMLPConfig, group_text: str, device: str, control) -> dict:
     """{model name: progress units per training step}: each model's measured step time
-    (``lab.emlp.dynamics.step_seconds`` at the first size's settings) over the cheapest's, times 10, rounded
+    (``lab.nn.hamiltonian.step_seconds`` at the first size's settings) over the cheapest's, times 10, rounded
     (at least 1)."""
     from ..control import checkpoint, progress_weights
-    from .dynamics import _split, step_seconds
+    from ..nn.hamiltonian import _split, step_seconds
 
     settings = replace(config.dynamics_settings(config.size_list[0]), device=device)
     seconds = {}

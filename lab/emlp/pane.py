@@ -10,7 +10,7 @@ Start runs the ``emlp`` experiment family (``lab.emlp.family``) as a ``lab.jobs.
   size, log-log;
 * the **results table**: per model and size the test and train MSE, the equivariance error of the trained
   model under the task's group (``lab.nn.equivariance_error``: EMLP ~1e-7, the MLPs far from 0) and its audit
-  (``lab.equivariance``, computed where the model is trained: ``lab.emlp.train.audit_model``): the worst relative error
+  (``lab.equivariance``, computed where the model is trained: ``lab.nn.train.audit_model``): the worst relative error
   with ✓ within the dtype's tolerance or ✗ (EMLP ~1e-7 ✓, the MLPs ~1 ✗); a run saved before the audit shows —.
 
 For the **pendulum** (thesis 2.7.2) each model is a Hamiltonian network and/or a Neural ODE (the *Learns* buttons),

@@ -47,7 +47,7 @@ def data_efficiency_figure(models, title: str = "test MSE against training-set s
     return fig, sources
 
 
-#: the pendulum's state layout (``lab.emlp.pendulum``): q1, q2, p1, p2; the rollout drawn is the outer bob's
+#: the pendulum's state layout (``lab.data.pendulum``): q1, q2, p1, p2; the rollout drawn is the outer bob's
 BOB = slice(3, 6)
 TRUE_STYLE = {"color": "black", "line_dash": "dashed", "line_width": 2}
 

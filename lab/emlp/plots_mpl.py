@@ -231,7 +231,7 @@ def curves_figure(curves, group: str | None = None, title: str = "", logy: bool 
     return fig
 
 
-#: the pendulum's state layout (``lab.emlp.pendulum``: q1, q2, p1, p2): the rollout drawn is the outer bob's
+#: the pendulum's state layout (``lab.data.pendulum``: q1, q2, p1, p2): the rollout drawn is the outer bob's
 OUTER_BOB = slice(3, 6)
 
 

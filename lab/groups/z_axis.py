@@ -1,7 +1,7 @@
 """Groups acting on R^3 about the z axis: O(2), SO(2) and the dihedral D(k) on (x, y), z fixed.
 
 The EMLP library's ``O2eR3()``, ``SO2eR3()`` and ``DkeR3(k)`` (``emlp.groups``: ``Embed(O(2), 3, slice(2))`` and
-so on), spelled as there: the symmetries of the double spring pendulum (thesis ch. 2.7.2, ``lab.emlp.pendulum``),
+so on), spelled as there: the symmetries of the double spring pendulum (thesis ch. 2.7.2, ``lab.data.pendulum``),
 whose state is four 3-vectors and whose gravity points along -z.  The generators are those of ``C``/``D``/``SO``/
 ``O`` on R^2 embedded as 3 x 3 matrices with a 1 in the z corner: the rotation generator ``E_yx - E_xy`` (the
 rotations about z), the reflection ``diag(1, -1, 1)`` through the xz plane, and for ``DkeR3(k)`` the rotation by

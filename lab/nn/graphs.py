@@ -42,7 +42,7 @@ class GraphedStep:
     (default ``mse``); ``optimizer``: a ``capturable`` one (default ``Adam(lr, capturable=True)``); ``warmup``:
     eager steps on ``(x, y)`` on a side stream before the capture (they train the model too, as PyTorch's recipe
     does).  ``warmup=0``: the caller has already taken eager steps of this model and optimiser (a training loop
-    that keeps its exact sequence of steps, ``lab.emlp.train``); nothing runs before the capture, and recording
+    that keeps its exact sequence of steps, ``lab.nn.train``); nothing runs before the capture, and recording
     runs nothing either: the first replay is the step on ``(x, y)``."""
 
     def __init__(self, model, x: torch.Tensor, y: torch.Tensor, loss=mse, optimizer=None, lr: float = 3e-3,

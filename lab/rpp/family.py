@@ -200,7 +200,7 @@ class RPPConfig(Config):
         return self.test if self.test is not None else TEST_POINTS[self.scale]
 
     def pendulum_settings(self):
-        """The pendulum's ``lab.emlp.dynamics.DynamicsSettings``: ``lab.rpp.pendulum``'s ``SMALL`` or ``PAPER`` with
+        """The pendulum's ``lab.nn.hamiltonian.DynamicsSettings``: ``lab.rpp.pendulum``'s ``SMALL`` or ``PAPER`` with
         this config's overrides."""
         from .pendulum import PAPER, SMALL
 

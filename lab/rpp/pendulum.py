@@ -2,7 +2,7 @@
 appendix A.2.3.1).
 
 Every model is a Hamiltonian network ``H_theta: 4*V -> Scalar`` of the state divided by ``state_scale`` (chapter 2,
-``lab.emlp.dynamics``), trained on the chunks of ``chunk_len = 5`` observations ``dt = 0.2`` apart (one per
+``lab.nn.hamiltonian``), trained on the chunks of ``chunk_len = 5`` observations ``dt = 0.2`` apart (one per
 trajectory) by integrating it from each chunk's first state (fixed-step RK4) and comparing with the true chunk.
 
 * ``mlp`` / ``emlp``: exactly chapter 2's ``hnn-mlp`` / ``hnn-emlp`` (``build_model``, ``train_model``: the MSE,
@@ -28,12 +28,12 @@ RK4 through it costs four times more per nested field evaluation (measured at 32
 
 Reported per model (``train``): ``test_mse`` -- the thesis's test set is chunks, so it is the MSE of the model's
 rollout over the held-out test chunks' 5 times from their first states (every point, the first included, as the
-training loss), computed by ``lab.emlp.dynamics.evaluate`` (a float64 copy, adaptive Dormand-Prince at the
+training loss), computed by ``lab.nn.hamiltonian.evaluate`` (a float64 copy, adaptive Dormand-Prince at the
 task's tolerance 2e-6) on the chunk times; ``still_mse`` the same for a model that predicts no motion (each
 chunk's first state held: the number a model must beat to have learned anything); ``train_mse`` the MSE on the
 training chunks; ``rollout_error``
 (``evaluate``'s relative state error over the test chunks); ``equivariance_error`` under the data's declared
-group ``O2eR3()`` (``lab.emlp.dynamics._equivariance``: the Hamiltonian network, for RPP the whole net, on up to 64
+group ``O2eR3()`` (``lab.nn.hamiltonian._equivariance``: the Hamiltonian network, for RPP the whole net, on up to 64
 test states); for RPP ``free_fractions`` / ``free_fraction``; ``curve``, the training records (``kind="epoch"``
 with ``epoch``/``epochs``, ``step``/``steps``, ``train_mse``: the batch's MSE before its step).
 
@@ -48,9 +48,9 @@ import time
 import numpy as np
 import torch
 
-from ..emlp.dynamics import (SYMMETRY, DynamicsSettings, HamiltonianNN, _equivariance, build_model, evaluate,
+from ..nn.hamiltonian import (SYMMETRY, DynamicsSettings, HamiltonianNN, _equivariance, build_model, evaluate,
                              state_scale, train_model)
-from ..emlp.pendulum import STATE_DIM, state_group
+from ..data.pendulum import STATE_DIM, state_group
 from .nn import Prior, RPPEMLP, RPPGatedNonlinearity
 from .train import MODELS, RPPTrainError, objective
 

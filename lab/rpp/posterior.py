@@ -15,7 +15,7 @@ once (from ``seed``) and reused at every record, by every member and for both da
 inertia share their inputs: the same draw, other targets), so a curve moves only because the model does (with
 ``data="per-member"`` the inputs are each member's own test points; the elements stay the same).  The
 measure is scale-free, so it is taken in the units the network trains in (inputs divided by the training set's rms,
-as ``lab.emlp.train.fit`` does).
+as ``lab.nn.train.fit`` does).
 
 The ensemble.  A deep ensemble samples one posterior: the same data, members that differ only in their random start
 (and their batch order, which ``fit`` draws from the same seed).  So by default (``data="shared"``) every member of an
@@ -51,8 +51,8 @@ import numpy as np
 import torch
 
 from ..control import Stopped, checkpoint
-from ..emlp._sizes import check_count
-from ..emlp.train import Schedule, _rms
+from ..data.sizes import check_count
+from ..nn.train import Schedule, _rms
 from ..errors import LabError
 from .tasks import VARIANTS, regime
 from .train import PRIOR_NAMES, SMALL, objective, train_rpp
@@ -116,7 +116,7 @@ def plan(members: int = 10, symmetries=SYMMETRIES, variant: str = "thesis", sche
     if prior not in PRIOR_NAMES:
         raise PosteriorError(f"unknown prior {prior!r}: one of {', '.join(PRIOR_NAMES)}")
     if not isinstance(schedule, Schedule):
-        raise PosteriorError(f"schedule must be a lab.emlp.train.Schedule, got {type(schedule).__name__}")
+        raise PosteriorError(f"schedule must be a lab.nn.train.Schedule, got {type(schedule).__name__}")
     size, test = check_count(size, "size"), check_count(test, "test")
     held_out = min(HELD_OUT, test) if held_out is None else held_out  # the default: at most the test points
     held_out, record_every = check_count(held_out, "held_out"), check_count(record_every, "record_every")
@@ -176,7 +176,7 @@ def posterior_levels(members: int = 10, symmetries=SYMMETRIES, variant: str = "t
     records of the members that finished.  ``progress`` gets ``{"kind": "started", ...}``, ``{"kind":
     "posterior", **row}`` and ``progress`` records (done/total in optimiser steps)."""
     from ..device import pick_device
-    from ..emlp import task_group
+    from ..data.regression import task_group
     from ..control import progress_record
 
     cost = plan(members, symmetries, variant, schedule, size, test, held_out, record_every, data, prior,

@@ -52,7 +52,7 @@ the z axis see the extra term.
 The windy pendulum.  Appendix A.2.3.1: "we add a perturbation H1(x1, x2, p1, p2) = -w^T x1 - w^T x2 that is the
 energy of the wind acting as a constant force pushing in the w = [-8, -5, 0] direction.  Setting H = H0 + eps H1,
 we can control the strength of the wind and we choose eps = 0.01."  ``windy_pendulum(eps)`` is a
-``lab.emlp.DoubleSpringPendulum`` with ``wind = eps * w`` (its Hamiltonian subtracts ``wind . (q1 + q2)``); the
+``lab.data.pendulum.DoubleSpringPendulum`` with ``wind = eps * w`` (its Hamiltonian subtracts ``wind . (q1 + q2)``); the
 authors' ``WindyDoubleSpringPendulum(wind_scale=0.01)`` adds ``x1 @ wind + x2 @ wind`` with
 ``wind = wind_scale * [8, 5, 0]`` to its energy: the same H.  The wind breaks the rotations about z and every
 reflection but the one through the vertical plane containing w; energy is still conserved, L_z is not.
@@ -86,9 +86,9 @@ from functools import partial
 
 import numpy as np
 
-from ..emlp._sizes import check_bytes, check_count
-from ..emlp.pendulum import DoubleSpringPendulum
-from ..emlp.tasks import INERTIA, PENDULUM, RegressionTask, inertia_inputs, inertia_target, task_group
+from ..data.sizes import check_bytes, check_count
+from ..data.pendulum import DoubleSpringPendulum
+from ..data.regression import INERTIA, PENDULUM, RegressionTask, inertia_inputs, inertia_target, task_group
 from ..errors import LabError
 
 ZHAT = np.array([0.0, 0.0, 1.0])  # the unit vector along z of the modified inertia

@@ -1,9 +1,9 @@
 """Training Figure 3.2's models on a regression regime: MLP, EMLP and RPP-EMLP (thesis 3.5.1, appendix A.2.3.1).
 
-MLP and EMLP train exactly as in chapter 2 (``lab.emlp.train.train_one``: Adam, the rms scaling of inputs and
+MLP and EMLP train exactly as in chapter 2 (``lab.nn.train.train_one``: Adam, the rms scaling of inputs and
 targets, a mean squared error; the EMLP over the regime's models' group, the MLP sized by the data's group).
 RPP-EMLP (``lab.rpp.nn.RPPEMLP``) trains on its prior's objective, on the same scaled data, batches and schedule
-(``lab.emlp.train.fit``: ``train_one``'s loop with the model's own step):
+(``lab.nn.train.fit``: ``train_one``'s loop with the model's own step):
 
 * ``"thesis"`` (the default, ``PRIORS["thesis"]``): MAP with the *summed* Gaussian negative log-likelihood, unit
   variance in the scaled units, ``sum_i |f(x_i) - y_i|^2 / 2`` over the N training points (a batch of B stands for
@@ -31,7 +31,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from ..emlp.train import Schedule, fit, train_one
+from ..nn.train import Schedule, fit, train_one
 from ..errors import LabError
 from .nn import PRIORS, Prior, RPPEMLP, _variance
 
@@ -114,7 +114,7 @@ def train_model(model: str, regime, data, schedule: Schedule, seed: int = 0, dev
     """Train ``model`` (``MODELS``) on a regression ``regime`` (``lab.rpp.tasks.Regime``) and ``data``: the EMLP and
     RPP-EMLP over the regime's models' group, the MLP sized by the data's group; every equivariance error under the
     data's declared group (``regime.data.group``)."""
-    from ..emlp import task_group
+    from ..data.regression import task_group
 
     if model not in MODELS:
         raise RPPTrainError(f"unknown model {model!r}: one of {', '.join(MODELS)}")

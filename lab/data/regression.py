@@ -7,7 +7,7 @@ name            rep_in -> rep_out   data's symmetry   target
 ``inertia``     5*Scalar + 5*V      O(3)              I = sum_i m_i (|x_i|^2 Id - x_i x_i^T), flattened row-major
                 -> T(2)                               (the lab's T(2) layout); m_i = softplus(N(0,1)), x_i ~ N(0, I_3)
 ``scattering``  4*V -> Scalar       O13()             e-mu -> e-mu matrix element from four four-momenta ~ N(0,1)/4
-``pendulum``    4*V -> 4*V          O2eR3()           the double spring pendulum (``lab.emlp.pendulum``)
+``pendulum``    4*V -> 4*V          O2eR3()           the double spring pendulum (``lab.data.pendulum``)
 ==============  ==================  ================  ==========================================================
 
 Every task has ``make(n, seed=0, dtype=float32) -> (X, Y)`` with X (n, d_in), Y (n, d_out); the same seed gives the
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import LabError
-from ._sizes import check_bytes, check_count, check_dtype
+from .sizes import check_bytes, check_count, check_dtype
 from .pendulum import DoubleSpringPendulum
 
 ETA = np.diag([1.0, -1.0, -1.0, -1.0])  # the thesis's Minkowski metric (time first)

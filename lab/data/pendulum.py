@@ -32,7 +32,7 @@ import torch
 from ..errors import GroupError, LabError, ParseError
 from ..groups import Group, parse_group
 from ..groups.z_axis import ZAxisGroup
-from ._sizes import check_bytes, check_count, check_dtype
+from .sizes import check_bytes, check_count, check_dtype
 
 STATE_DIM = 12
 WINDY = (-0.08, -0.05, 0.0)  # eps * w0 of the windy pendulum (RPP appendix A.2.3.1): eps = 0.01, w0 = (-8, -5, 0)

@@ -2,7 +2,7 @@
 Figure 2.6, appendix A.1.9-A.1.10).
 
 Models (``build_model``), on the state ``z = (q1, q2, p1, p2)`` in R^12, the lab rep ``4*V`` of a group about z
-(``lab.emlp.pendulum``: four consecutive 3-vectors, ``rho(g) = I_4 (x) g``, the layout of ``DoubleSpringPendulum``):
+(``lab.data.pendulum``: four consecutive 3-vectors, ``rho(g) = I_4 (x) g``, the layout of ``DoubleSpringPendulum``):
 
 * ``node-mlp`` / ``node-emlp`` -- a Neural ODE: the vector field ``dz/dt = f_theta(z)``, an MLP or an EMLP
   ``4*V -> 4*V`` (equivariant: ``f(rho(g) z) = rho(g) f(z)``);
@@ -87,16 +87,16 @@ from torch import nn
 
 from ..control import checkpoint, median_seconds
 from ..errors import LabError
-from ..nn import EMLP, MLP, adam, equivariance_error
-from .pendulum import STATE_DIM
-from .pendulum import (DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, state_group,
+from . import EMLP, MLP, adam, equivariance_error
+from ..data.pendulum import STATE_DIM
+from ..data.pendulum import (DoubleSpringPendulum, angular_momentum_z, hamiltonian_vector_field, state_group,
                        z_axis_group)
 
 MODELS = ("node-mlp", "node-emlp", "hnn-mlp", "hnn-emlp")
 #: the MLPs trained with augmentation (a lab baseline beside the thesis's: each training chunk turned by an element
 #: of the data's symmetry, ``SYMMETRY``, drawn per chunk and step -- a turned trajectory is a true trajectory)
 AUGMENTED = ("node-mlp-aug", "hnn-mlp-aug")
-AUGMENT_POOL = 2048  # group elements sampled once per model and drawn from per chunk (as lab.emlp.train's pool)
+AUGMENT_POOL = 2048  # group elements sampled once per model and drawn from per chunk (as lab.nn.train's pool)
 GROUPS = ("O2eR3()", "SO2eR3()", "DkeR3(6)", "DkeR3(2)")  # Table 2.2's, and D2 of the text (no conservation)
 SYMMETRY = "O2eR3()"  # the data's symmetry: what every model's equivariance error is measured under
 STATE_FLOOR = 1e-7  # the original trainer's clamp of the state's relative error
@@ -481,7 +481,7 @@ def _equivariance(model, name: str, group_text: str, x) -> float:
 
 
 def _audit(model, name: str, group_text: str, x) -> dict:
-    """``lab.emlp.train.audit_model`` of the model's network under ``group_text`` (the reps of ``_equivariance``),
+    """``lab.nn.train.audit_model`` of the model's network under ``group_text`` (the reps of ``_equivariance``),
     on the states ``x`` divided by the model's scale: ``audit_error``, ``audit_ok``, ``audit_tolerance``."""
     from ..reps import parse_rep
     from .train import audit_model
@@ -502,7 +502,7 @@ def run_pendulum(models=MODELS, groups=GROUPS[:3], settings: DynamicsSettings = 
          "equivariance_error" (under O2eR3(), the data's symmetry), "group_equivariance_error" (under the
          model's own group; the MLPs: O2eR3()) -- lab.nn.equivariance_error, 5 sampled elements, on up to 64 true
          states of the held-out rollouts, "audit_error", "audit_ok", "audit_tolerance" (``lab.equivariance`` of the
-         network under O2eR3() on the first of those states: ``lab.emlp.train.audit_model``), "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
+         network under O2eR3() on the first of those states: ``lab.nn.train.audit_model``), "train_mse" (the last step's), "dropped_chunks" and "skipped_steps"
          (``train_model``'s counts of non-finite losses), "scale" (what the networks divide states by),
          "seconds" (training and evaluation), "integrator" (of the evaluation), "times" (150), "rollout_curve"
          and "rollout_band" (per time: geometric mean and geometric std over test trajectories),

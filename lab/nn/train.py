@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from ..control import checkpoint
-from ..nn import EMLP, MLP, adam, equivariance_error
+from . import EMLP, MLP, adam, equivariance_error
 
 MODELS = ("mlp", "mlp-aug", "emlp")
 POOL = 2048  # group elements sampled once for augmentation
@@ -183,7 +183,7 @@ def fit(net, task, group, data, schedule: Schedule, seed: int = 0, progress=None
                 step(net, opt, xb, yb, n)
             elif use_graph and len(xb) == batch and taken >= GRAPH_WARMUP:
                 if graphed is None:
-                    from ..nn.graphs import GraphedStep
+                    from .graphs import GraphedStep
 
                     graphed = GraphedStep(net, xb, yb, optimizer=opt, warmup=0)
                 graphed(xb, yb)
