@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     from lab.ensembles import init_members, loop_step, rotate_images, sgd_step
     from lab.ensembles.network import masks
     from lab.ensembles.train import Streams, _batch
-    from lab.meter.cnn import digits_data
+    from lab.data.digits import digits_data
 
     def sync():
         if a.device.startswith("cuda"):

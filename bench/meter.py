@@ -8,7 +8,7 @@ The Lie derivative ``L_X f(x) = d/dt f(T_t x)|_0`` (eq. 4.4) of ``lab.meter.cnn.
 (the thesis's outputs; ``lab.meter.aliasing.measurable``: an eval-mode copy in ``--dtype``, float64 as the meter
 measures), under ``--transform`` (bicubic, circular padding: the meter's defaults; bicubic is C1, so the two-sided
 derivative exists and a central difference converges to it) on the first ``--n`` training digits of
-``lab.meter.cnn.digits_data``:
+``lab.data.digits.digits_data``:
 
 * ``jvp``: the meter's path, ``lab.equivariance.lie.lie_derivative`` on the whole batch, forward mode
   (``torch.func.jvp``): one forward pass carrying the tangent ``T'(0) x``;
@@ -152,7 +152,7 @@ def main(argv=None) -> int:
         from lab.device import pick_device
 
         args.device = str(pick_device("auto"))
-    from lab.meter.cnn import digits_data
+    from lab.data.digits import digits_data
 
     data = digits_data(0)
     if not 1 <= args.n <= len(data.x_train):

@@ -59,6 +59,10 @@ class RunPathError(LabError, ValueError):
     an absolute path elsewhere, a symbolic link pointing out): refused rather than read."""
 
 
+class DataError(LabError, ValueError):
+    """Data the lab's shared data layer (``lab.data``) cannot build: a split, a class or a size out of range."""
+
+
 class MemoryLimitError(LabError, MemoryError):
     """A computation was refused before allocating because it would exceed the memory limit."""
 

@@ -13,7 +13,7 @@ from lab import parse_group, parse_rep
 from lab.dynamics import DynamicsConfig, Trainer
 from lab.dynamics.action import (all_elements, apply, draw_elements, reference_distribution, rep_signed_perm,
                                  sample_elements)
-from lab.data import sbm_graphs, shapes
+from lab.data.synthetic import sbm_graphs, shapes
 from lab.dynamics.projection import LayerSpace
 from lab.dynamics.store import load_run, save_run
 from lab.errors import GroupError, LabError

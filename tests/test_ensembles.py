@@ -88,7 +88,7 @@ def test_batched_members_train_and_predict_as_one_by_one():
 
 
 def test_in_setting_i_the_error_falls_with_the_ensemble_size():
-    from lab.meter.cnn import digits_data
+    from lab.data.digits import digits_data
 
     data = digits_data(0)
     pool = 32

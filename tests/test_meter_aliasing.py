@@ -11,6 +11,7 @@ import torch
 
 from lab.config import ConfigError
 from lab.control import Control
+from lab.errors import DataError
 from lab.meter.aliasing import (INPUTS, AliasingConfig, input_sets, kind_contributions, kind_summary, measurable,
                                 measure, run, summarize, table)
 from lab.meter.cnn import (LAYER_KINDS, MODELS, BlurPool, TrainSettings, binomial_filter, build, digits_data,
@@ -85,7 +86,7 @@ def test_split_and_noise(data):
     nz = data.noise(4000, seed=1)
     assert nz.shape == (4000, 1, 8, 8)
     assert torch.allclose(nz.mean(0), data.x_train.mean(0), atol=0.05)
-    with pytest.raises(MeterError):
+    with pytest.raises(DataError):
         digits_data(0, holdout=10)
 
 

@@ -15,7 +15,7 @@ import torch
 from ..errors import LabError
 from ..groups import parse_group
 from ..groups.base import Group
-from .. import data
+from ..data import digits as digits_module, synthetic
 from .config import EXPERIMENTS, SCALES
 from .paper import setting
 from .model import LayerSpec
@@ -70,7 +70,7 @@ def perm(scale="small", seed=0, graphs=None, nodes=None, channels=None):
     graphs = graphs or setting("perm", scale, "data_size")
     nodes = nodes or setting("perm", scale, "nodes")
     ch = _channels("perm", scale, channels)
-    A, y = data.sbm_graphs(graphs, nodes, p=setting("perm", scale, "sbm_p"), q=setting("perm", scale, "sbm_q"),
+    A, y = synthetic.sbm_graphs(graphs, nodes, p=setting("perm", scale, "sbm_p"), q=setting("perm", scale, "sbm_q"),
                            rng=seed)
     return Experiment("perm", parse_group(f"S({nodes})"), _specs("perm", ch), _t(A.reshape(graphs, 1, -1) - 0.5),
                       _t(y), "binary", "T(2)", grid=nodes, description=f"connectivity of {graphs} two-block SBM "
@@ -95,7 +95,7 @@ def trans(scale="small", seed=0, group=None, images=None, channels=None, data_di
         if size not in (None, 8):
             raise LabError(f"the digits are 8 x 8 (size {size} needs MNIST: --data DIR)")
         side = 8
-        X, y = data.digits(images, rng=seed)
+        X, y = digits_module.digits(images, rng=seed)
         what = f"{len(X)} scikit-learn digits (8 x 8)"
     G = parse_group(group or f"Z({side})*Z({side})")
     if G.d != side * side:
@@ -110,7 +110,7 @@ def rot(scale="small", seed=0, images=None, size=None, channels=None):
     images = images or setting("rot", scale, "data_size")
     n = size or setting("rot", scale, "image_size")
     ch = _channels("rot", scale, channels)
-    X, M = data.shapes(images, n, rng=seed)
+    X, M = synthetic.shapes(images, n, rng=seed)
     return Experiment("rot", parse_group(f"C4Grid({n})"), _specs("rot", ch), _t(X.reshape(images, 1, -1) - 0.5),
                       _t(M.reshape(images, 2, -1)), "segmentation", "V", out_rep="V", grid=n, mask_loss="sum",
                       description=f"{images} {n} x {n} images of one triangle or pentagon, two masks")

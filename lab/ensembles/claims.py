@@ -164,7 +164,7 @@ def _exact_draws(profile):
     """{seed: group_average_errors(...)} for the replicate seeds (each seed its own data split)."""
     def make():
         from .mechanism import group_average_errors
-        from ..meter.cnn import digits_data
+        from ..data.digits import digits_data
 
         e, out = EXACT, {}
         for s in seeds(profile):

@@ -337,12 +337,12 @@ def _digits_task(config: EnsemblesConfig, device) -> dict:
 
 
 def digits_or_mnist(config: EnsemblesConfig):
-    """The images of the digits task: scikit-learn's digits split at the seed (``lab.meter.cnn.digits_data``), or,
+    """The images of the digits task: scikit-learn's digits split at the seed (``lab.data.digits.digits_data``), or,
     with ``--data``, MNIST's train and t10k sets from the user's IDX files at ``MNIST_SIDE`` (``lab.data.mnist``),
     in the same ``DigitsData`` form (its ``noise`` then has MNIST's pixel statistics)."""
     import torch
 
-    from ..meter.cnn import DigitsData, digits_data
+    from ..data.digits import DigitsData, digits_data
 
     if config.data is None:
         return digits_data(config.seed)

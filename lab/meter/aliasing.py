@@ -303,7 +303,7 @@ def lee_report(model: nn.Module, x: torch.Tensor, transform: str, output: str = 
 
 
 def input_sets(data, names=INPUTS, samples: int = 256, seed: int = 0) -> dict[str, torch.Tensor]:
-    """The first ``samples`` images of each named set of ``data`` (``lab.meter.cnn.DigitsData``); ``noise`` draws
+    """The first ``samples`` images of each named set of ``data`` (``lab.data.digits.DigitsData``); ``noise`` draws
     ``samples`` images (``DigitsData.noise``, seeded)."""
     out = {}
     for name in names:

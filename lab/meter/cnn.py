@@ -46,6 +46,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..data.digits import CLASSES, DigitsData, digits_data
 from ..equivariance.transforms import MeterError
 
 #: the activations a variant may use; ``relu`` has a kink, the others are smooth
@@ -61,8 +62,6 @@ DEFAULT_BLUR = 3
 DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_LR = 100, 64, 3e-3
 #: the kinds of layer in the layer-wise summary, in the order they are reported
 LAYER_KINDS = ("conv", "downsampling", "nonlinearity", "pooling", "linear", "other")
-#: the 8 x 8 digits' classes
-CLASSES = 10
 
 
 @dataclass(frozen=True)
@@ -179,56 +178,6 @@ def layer_kind(module: nn.Module) -> str:
     return "other"
 
 
-# ---------------------------------------------------------------------------------------------- data
-@dataclass
-class DigitsData:
-    """A fixed split of the digits as float32 images (N, 1, 8, 8) in [0, 1] and labels; ``holdout``: a class left
-    out of training and test (its images are ``x_heldout``; labels above it move down by one)."""
-
-    x_train: torch.Tensor
-    y_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
-    x_heldout: torch.Tensor
-    holdout: int | None
-    seed: int
-    classes: int = CLASSES
-
-    def noise(self, n: int, seed: int = 0) -> torch.Tensor:
-        """``n`` Gaussian images with the training digits' per-pixel mean and standard deviation (not clipped):
-        inputs with the digits' first two moments per pixel but none of their shapes, so far off the data
-        manifold.  Independent pixels have a flat spectrum: more high-frequency content than digits."""
-        if not isinstance(n, (int, np.integer)) or n < 1:
-            raise MeterError(f"the number of noise images must be a positive integer, got {n!r}")
-        g = torch.Generator().manual_seed(int(seed))
-        mean, std = self.x_train.mean(0), self.x_train.std(0)
-        return mean + std * torch.randn((int(n), *mean.shape), generator=g, dtype=mean.dtype)
-
-
-def digits_data(seed: int = 0, test_fraction: float = 0.25, holdout: int | None = None) -> DigitsData:
-    """scikit-learn's 1 797 bundled digits split by ``seed`` (a permutation of ``numpy.random.default_rng``):
-    ``test_fraction`` of the kept classes for test; ``holdout`` (0-9 or None): a class kept out of both."""
-    from ..data.digits import digits
-
-    if not 0 < test_fraction < 1:
-        raise MeterError(f"test_fraction must lie strictly between 0 and 1, got {test_fraction!r}")
-    if holdout is not None and (not isinstance(holdout, (int, np.integer)) or not 0 <= holdout < CLASSES):
-        raise MeterError(f"holdout must be a digit class 0-9 or None, got {holdout!r}")
-    X, y = digits()
-    X = torch.as_tensor(X, dtype=torch.float32)[:, None]
-    y = torch.as_tensor(y)
-    held = y == holdout if holdout is not None else torch.zeros_like(y, dtype=torch.bool)
-    x_held = X[held]
-    X, y = X[~held], y[~held]
-    if holdout is not None:
-        y = torch.where(y > holdout, y - 1, y)
-    perm = torch.as_tensor(np.random.default_rng(int(seed)).permutation(len(X)))
-    n_test = int(round(test_fraction * len(X)))
-    te, tr = perm[:n_test], perm[n_test:]
-    return DigitsData(X[tr], y[tr], X[te], y[te], x_held, holdout, int(seed),
-                      CLASSES - (holdout is not None))
-
-
 # ---------------------------------------------------------------------------------------------- training
 @dataclass(frozen=True)
 class TrainSettings:
@@ -286,7 +235,7 @@ def train(name, data: DigitsData, settings: TrainSettings = TrainSettings(), see
     from ..device import pick_device
 
     if not isinstance(data, DigitsData):
-        raise MeterError(f"data must be a DigitsData (lab.meter.cnn.digits_data), got {type(data).__name__}")
+        raise MeterError(f"data must be a DigitsData (lab.data.digits.digits_data), got {type(data).__name__}")
     label = name if isinstance(name, str) else type(name).__name__
     model = build(name, width, data.classes, seed, padding) if isinstance(name, str) else copy.deepcopy(name)
     dev = pick_device(device) if not isinstance(device, torch.device) else device
