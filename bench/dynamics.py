@@ -4,7 +4,7 @@ R runs batched vs one by one on the small presets.
     python bench/dynamics.py [--paper] [--small] [--bound] [--steps 1] [--passes 1] [--loop-runs 3] [--out FILE]
 
 * ``--paper`` (the default when neither is given) -- Perm at paper scale (30 runs, 1000 graphs of 10 nodes, 32/64
-  channels, batch 200, Nom + Aug + Equi; ``lab.dynamics.paper``): seconds per step in float32 and float64, for
+  channels, batch 200, Nom + Aug + Equi; ``lab.tasks.nordenfors_paper``): seconds per step in float32 and float64, for
   the 30 runs batched (one ``Trainer``) and for a loop over runs (``--loop-runs`` single-run ``Trainer``s, scaled
   to 30), all in this process.  To stay within minutes it times ``--steps`` steps with ``--passes``
   augmentation passes and extrapolates to the paper's L = 25: a step is 2 + L passes over the data (Nom, Equi,

@@ -78,8 +78,8 @@ def test_rpp_emlp_equivariant_pathway_passes_and_its_free_pathway_is_named():
 def test_dynamics_equi_model_passes_and_an_unprojected_one_fails():
     """The Training dynamics' custom experiment: its teacher is an Equi model (weights projected onto E), a
     BatchedMLP driven by plain tensors, audited as a callable (no layers to walk)."""
-    from lab.dynamics.experiments import custom
-    from lab.dynamics.model import BatchedMLP
+    from lab.tasks.nordenfors import custom
+    from lab.nn.batched import BatchedMLP
 
     e = custom("small", seed=0, group="S(6)", rep="V")
     net = BatchedMLP(e.group, e.specs)

@@ -11,10 +11,10 @@ import torch
 
 from lab import parse_group, parse_rep
 from lab.dynamics import DynamicsConfig, Trainer
-from lab.dynamics.action import (all_elements, apply, draw_elements, reference_distribution, rep_signed_perm,
+from lab.reps.action import (all_elements, apply, draw_elements, reference_distribution, rep_signed_perm,
                                  sample_elements)
 from lab.data.synthetic import sbm_graphs, shapes
-from lab.dynamics.projection import LayerSpace
+from lab.nn.projection import LayerSpace
 from lab.dynamics.store import load_run, save_run
 from lab.errors import GroupError, LabError
 
@@ -330,7 +330,7 @@ def test_relative_dimensions_of_appendix_e2_groups():
     # V -> V on the 8 x 8 grid: convolutions (64); C4 orbits of pixel pairs (4096 / 4, no fixed pixel for
     # even n); a convolution per row pair (8 * 8 * 8); convolutions with C4-symmetric filters: Burnside on
     # the 64 offsets, (64 + 2 + 4 + 2) / 4 = 18
-    from lab.dynamics.experiments import RELDIM_GROUPS
+    from lab.tasks.nordenfors import RELDIM_GROUPS
 
     expected = {"Trans": 64, "Rot": 1024, "OneDTrans": 512, "TransRot": 18}
     for setting, group in RELDIM_GROUPS.items():

@@ -1,4 +1,4 @@
-"""The paper's settings (lab.dynamics.paper), MNIST from IDX files, float32 training, held-out test accuracy."""
+"""The paper's settings (lab.tasks.nordenfors_paper), MNIST from IDX files, float32 training, held-out test accuracy."""
 from __future__ import annotations
 
 import gzip
@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from lab.dynamics import DynamicsConfig, Trainer
-from lab.dynamics.experiments import build
+from lab.tasks.nordenfors import build
 from lab.data.mnist import load_mnist, read_idx
-from lab.dynamics.paper import PAPER, SMALL, markdown_table
+from lab.tasks.nordenfors_paper import PAPER, SMALL, markdown_table
 from lab.errors import LabError
 
 README = Path(__file__).resolve().parents[1] / "README.md"

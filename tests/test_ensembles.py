@@ -116,7 +116,7 @@ def test_the_vector_tasks_lifted_action_and_assumptions(task):
     the assumptions checked with the engine's signed permutations."""
     import numpy as np
 
-    from lab.dynamics.action import Elements
+    from lab.reps.action import Elements
     from lab.ensembles.vectors import (build_task, check_assumptions_vectors, init_vector_members, lift_parameters,
                                        orbit_elements, orbit_scores)
 

@@ -29,13 +29,13 @@ def test_a_planted_family_to_family_import_breaks_the_contract(tmp_path):
     shutil.copytree(ROOT / "lab", tmp_path / "lab", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "lab" / "bounds" / "planted.py").write_text("from ..sharing import partition  # planted\n")
-    (tmp_path / "lab" / "groups" / "planted.py").write_text("from ..dynamics import model  # planted\n")
+    (tmp_path / "lab" / "groups" / "planted.py").write_text("from ..dynamics import train  # planted\n")
     out = _lint(tmp_path, tmp_path / "pyproject.toml")
     assert out.returncode == 1, out.stdout[-3000:]
     assert "Families are independent of one another BROKEN" in out.stdout
     assert "lab.bounds.planted -> lab.sharing.partition" in out.stdout
     assert "The shared layers import no family BROKEN" in out.stdout
-    assert "lab.groups.planted -> lab.dynamics.model" in out.stdout
+    assert "lab.groups.planted -> lab.dynamics.train" in out.stdout
 
 
 def test_the_contracts_name_every_family_and_every_shared_module():

@@ -5,7 +5,7 @@ Each run r of a strategy is one function of a single input, ``x -> BatchedMLP.fo
 callable on flat (N, c_in * n_in) batches to (N, c_out * n_out) outputs.  Its reps are the architecture's own
 ends: ``c_in`` copies of the first layer's input rep and ``c_out`` copies of the last layer's output rep (a
 direct sum, channel by channel, the layout the weights use), over the experiment's group -- the group the data
-are augmented with (``lab.dynamics.action`` acts by ``rep.rho(g)`` or the same signed permutations).  Every group
+are augmented with (``lab.reps.action`` acts by ``rep.rho(g)`` or the same signed permutations).  Every group
 here acts by matrices the audit can take, so ``lab.equivariance.audit`` applies as it is: per group element (the
 discrete generators and ``SAMPLES`` sampled ones) the thesis's RelErr ``rms(f(gx) - g f(x)) / (rms f(gx) + rms g
 f(x))``, and per Lie-algebra generator (a custom experiment over a Lie group) the relative Lie derivative; the

@@ -6,7 +6,7 @@ The Perm, Trans and Rot trainings are shared between claims (``profile.memo``), 
 * ``full``: the paper's (§5 and appendix D): ``scale="paper"``, 30 runs, 50 steps, L = 25 augmentation passes,
   the paper's learning rate (the config's paper table where it has one, else the authors' code: the paper's
   text lost the number), plus sweeps over L for the evidence;
-* ``quick``: the lab's ``small`` presets (``lab.dynamics.paper.SMALL``: smaller data and widths, and the steps,
+* ``quick``: the lab's ``small`` presets (``lab.tasks.nordenfors_paper.SMALL``: smaller data and widths, and the steps,
   passes and learning rate set there so that the small models train in seconds: Perm 0.01 x 40 steps, L = 10;
   Trans 0.1 x 100 steps, L = 5; Rot 0.5 x 30 steps, L = 4), 3 runs.  The quick profile departs from the
   paper's learning rates (1e-4 and 1e-5): at those rates the models do not leave their initialisation within
@@ -44,7 +44,7 @@ QUICK_RUNS = 3
 #: full: §5 (30 runs, 50 steps, 25 passes)
 FULL = dict(runs=30, steps=50, aug_passes=25)
 #: why quick departs from the paper's learning rate (the settings and notes say it)
-QUICK_LR_NOTE = ("quick uses the lab's small preset (lab/dynamics/paper.py), not the paper's rate: at the paper's "
+QUICK_LR_NOTE = ("quick uses the lab's small preset (lab/tasks/nordenfors_paper.py), not the paper's rate: at the paper's "
                  "rate the models do not leave their initialisation within the quick step budget; full keeps the "
                  "paper's settings")
 #: the L sweeps of the evidence (the main run's L is added); aug-only runs, Nom is shared (it does not depend on L)
@@ -102,14 +102,14 @@ def _paper_lr(experiment: str, fallback: float) -> tuple[float, str]:
 
 def _settings(profile, experiment: str) -> dict:
     """The main run's settings: the paper's (full) or the lab's small preset (quick)."""
-    from .paper import setting
+    from ..tasks.nordenfors_paper import setting
 
     if profile.full:
         lr, source = _paper_lr(experiment, REFERENCE_LR[experiment])
         return dict(scale="paper", **FULL, lr=lr, lr_source=source)
     return dict(scale="small", runs=QUICK_RUNS, steps=setting(experiment, "small", "steps"),
                 aug_passes=setting(experiment, "small", "aug_passes"), lr=setting(experiment, "small", "lr"),
-                lr_source="the lab's small preset (lab/dynamics/paper.py)", lr_note=QUICK_LR_NOTE)
+                lr_source="the lab's small preset (lab/tasks/nordenfors_paper.py)", lr_note=QUICK_LR_NOTE)
 
 
 def _config(profile, experiment: str, settings: dict, **more):
@@ -385,10 +385,10 @@ def _runs_text(trainer, null=None) -> str:
 
 def _paper_settings(profile, experiment: str, trainer) -> str:
     """One line: what this profile ran for ``experiment`` against what the paper ran (§5, appendix D)."""
-    from .paper import PAPER, setting
+    from ..tasks.nordenfors_paper import PAPER, setting
 
     c = trainer.config
-    scale = "the paper's settings" if profile.full else "the lab's small preset (lab/dynamics/paper.py)"
+    scale = "the paper's settings" if profile.full else "the lab's small preset (lab/tasks/nordenfors_paper.py)"
     data = {"perm": "graphs", "trans": "images", "rot": "images", "e2": "images"}[experiment]
     size = len(trainer.X) + len(getattr(trainer, "X_test", ()))
     ran = (f"{c.runs if c.run_ids is None else len(c.run_ids)} runs, {c.steps} steps, L = {c.aug_passes}, lr "
@@ -691,7 +691,7 @@ def _ratio_claim(profile, experiment: str) -> Outcome:
        seconds={"quick": 6, "full": 900}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Perm preset, 3 runs (the paper: 30 runs, 50 epochs, L = 25, lr 1e-4, "
                       "1000 graphs); full: the paper's",
-       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+       chosen_on=("the lab's small presets (lab/tasks/nordenfors_paper.py SMALL), set so the small models train in seconds "
                   "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
                   "docstring)"),
        later=(extends(MATCHED_TEXT, MATCHED_DATE, MATCHED_REASON, (MATCHED_PART,)),))
@@ -705,7 +705,7 @@ def perm_aug_vs_nom(profile) -> Outcome:
        seconds={"quick": 11, "full": 1800}, criterion=RATIO_CRITERION_V2, null=RATIO_NULL_V2, criteria=RATIO_CRITERIA,
        paper_settings="quick: the lab's small Trans preset on 8 x 8 digits, 3 runs (the paper: MNIST 14 x 14, 30 "
                       "runs, 50 epochs, L = 25, lr 1e-5); full: the paper's",
-       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+       chosen_on=("the lab's small presets (lab/tasks/nordenfors_paper.py SMALL), set so the small models train in seconds "
                   "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
                   "docstring)"),
        later=(extends(MATCHED_TEXT, MATCHED_DATE, MATCHED_REASON, (MATCHED_PART,)),))
@@ -727,7 +727,7 @@ def _reference_rot_drift(trainer) -> dict:
     import numpy as np
     import torch
 
-    from .action import all_elements
+    from ..reps.action import all_elements
 
     els = all_elements(trainer.exp.group)
     d = trainer.exp.group.d
@@ -857,7 +857,7 @@ def _shift_draws(trainer) -> list[dict]:
        null=f"(a) {ROT_NULL_NEAR}; (b) {ROT_NULL_SMALL}", criteria=ROT_CRITERIA,
        paper_settings="quick: the lab's small Perm, Trans (8 x 8 digits) and Rot (10 x 10 shapes) presets, 3 runs "
                       "each (the paper: 30 runs, 50 epochs, L = 25, Rot on 14 x 14 shapes); full: the paper's",
-       chosen_on=("the lab's small presets (lab/dynamics/paper.py SMALL), set so the small models train in seconds "
+       chosen_on=("the lab's small presets (lab/tasks/nordenfors_paper.py SMALL), set so the small models train in seconds "
                   "(the paper's learning rates leave them untrained); nothing chosen on the outcome (module "
                   "docstring)"))
 def rot_aug_near_nom(profile) -> Outcome:
@@ -1034,7 +1034,7 @@ def closed_form(experiment: str, n: int, rep_in: str, rep_out: str) -> tuple[int
 @functools.lru_cache(maxsize=None)
 def _layer_space(group_text: str, rep_in: str, rep_out: str):
     """The solver's space of one block (cached: blocks of one architecture share their reps)."""
-    from .projection import LayerSpace
+    from ..nn.projection import LayerSpace
     from ..groups import parse_group
 
     return LayerSpace(parse_group(group_text), rep_in, rep_out)
@@ -1129,8 +1129,8 @@ def log10_rot_over_largest_other(draw: dict) -> float:
        chosen_on=("nothing trained or tuned: exact dimension counts at the paper's sizes (the authors' code) and at "
                   "the lab's paper and small scales"))
 def relative_dimensions(profile) -> Outcome:
-    from .experiments import build
-    from .model import BatchedMLP
+    from ..tasks.nordenfors import build
+    from ..nn.batched import BatchedMLP
 
     rows, table, equal = [], [], True
     exact_draws, exact_null, ratio_draws, ratio_null = [], [], [], []
@@ -1249,7 +1249,7 @@ def _e2_closed(setting: str, n: int):
 
 def _e2_closed_ratio(setting: str, n: int, seed: int, scale: str, group: str) -> Fraction | None:
     """dim E / dim L of the lab's Trans architecture (its channel counts) from the closed forms."""
-    from .experiments import build
+    from ..tasks.nordenfors import build
 
     if n % 2:
         return None
@@ -1280,14 +1280,14 @@ E2_NULL = ("the same ranking with an unaugmented run in Aug's place: (Nom of the
 def _e2_settings(profile) -> tuple[dict, int | None]:
     """(settings, images) of the E.2 trainings: the paper's (full) or the small Trans preset on 125 digits
     (quick)."""
-    from .paper import setting
+    from ..tasks.nordenfors_paper import setting
 
     if profile.full:
         return dict(scale="paper", **FULL, lr=setting("e2", "paper", "lr"),
                     lr_source="the authors' code (train_different_groups.py)"), None
     return dict(scale="small", runs=E2_QUICK["runs"], steps=setting("e2", "small", "steps"),
                 aug_passes=setting("e2", "small", "aug_passes"), lr=setting("e2", "small", "lr"),
-                lr_source="the lab's small Trans preset (lab/dynamics/paper.py)", lr_note=QUICK_LR_NOTE), \
+                lr_source="the lab's small Trans preset (lab/tasks/nordenfors_paper.py)", lr_note=QUICK_LR_NOTE), \
         E2_QUICK["images"]
 
 
@@ -1339,10 +1339,10 @@ def kendall_tau_with_paper_order(draw: dict) -> float:
        criterion=E2_CRITERION_V2, null=E2_NULL_V2, criteria=E2_CRITERIA,
        paper_settings="quick: the small Trans preset on 125 8 x 8 digits, 3 runs per group (the paper: MNIST 14 x 14, "
                       "30 runs, 50 epochs, L = 25, lr 5e-5); full: the paper's",
-       chosen_on=("the lab's small Trans preset (lab/dynamics/paper.py SMALL) on 125 digits, set for training "
+       chosen_on=("the lab's small Trans preset (lab/tasks/nordenfors_paper.py SMALL) on 125 digits, set for training "
                   "speed; nothing chosen on the outcome (module docstring)"))
 def e2_ordering(profile) -> Outcome:
-    from .experiments import reldim_groups
+    from ..tasks.nordenfors import reldim_groups
 
     n = 14 if profile.data else 8  # MNIST resized to 14 x 14, else the 8 x 8 digits
     groups = reldim_groups(n)

@@ -354,7 +354,7 @@ def equi_in_E(profile) -> Outcome:
 
 # ---------------------------------------------------------------------------------------------- exact orbit
 def _exact_settings(profile) -> tuple[dict, int | None]:
-    from .paper import setting
+    from ..tasks.nordenfors_paper import setting
 
     settings = dict(scale="small" if not profile.full else "paper", runs=profile.pick(3, 10),
                     steps=profile.pick(10, 50), lr=setting("rot", "small", "lr"), exact_orbit=True)
@@ -608,7 +608,7 @@ LEAVES_V2 = (f"Perm, Trans and Rot, each: log10 of Aug's ||Pi_perp A|| at the la
        paper_settings="the shared Perm, Trans and Rot runs: the lab's small presets at quick (3 runs; Perm 40 steps, "
                       "Trans 100, Rot 30, lr 0.01 / 0.1 / 0.5, L = 10 / 5 / 4), the paper's settings at full (30 runs, "
                       "50 steps, L = 25, its learning rates); the penalty runs from the same A0s",
-       chosen_on=("the shared small-preset runs (lab/dynamics/paper.py SMALL, set for training speed); the "
+       chosen_on=("the shared small-preset runs (lab/tasks/nordenfors_paper.py SMALL, set for training speed); the "
                   "penalty's gamma x lr = 0.25 fixed in advance, not chosen on the outcome (module note)"))
 def aug_leaves_E(profile) -> Outcome:
     per, rows, dtypes, trainers, pens, parts = {}, [], set(), {}, {}, []
@@ -754,7 +754,7 @@ PENALTY_V2 = (f"Perm and Trans, each, run by run against Aug from the same A0 an
        paper_settings="the shared Perm and Trans runs (quick: the lab's small presets, 3 runs; full: the paper's "
                       "settings, 30 runs), each with the penalty at gamma x lr = 0.25 from the same A0s (the paper "
                       "proposes the penalty and runs no experiment with it)",
-       chosen_on=("the shared small-preset runs (lab/dynamics/paper.py SMALL, set for training speed); gamma x lr = "
+       chosen_on=("the shared small-preset runs (lab/tasks/nordenfors_paper.py SMALL, set for training speed); gamma x lr = "
                   "0.25 fixed in advance, not chosen on the outcome (module note)"))
 def penalty_hypothesis(profile) -> Outcome:
     n = len(PENALTY_EXPERIMENTS)

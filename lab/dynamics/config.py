@@ -9,16 +9,14 @@ import math
 from dataclasses import dataclass, field
 
 from ..config import SEED_HIGH, Config, ConfigError, option
-from .paper import INITS, setting
+from ..tasks.nordenfors_paper import EXPERIMENTS, INITS, SCALES, setting
 
-EXPERIMENTS = ("perm", "trans", "rot", "custom")
-SCALES = ("demo", "small", "paper")
 STRATEGIES = ("nom", "aug", "equi", "aug_penalty", "rpp")
 DTYPES = ("float32", "float64")
 #: how Aug draws its group elements: uniformly (the paper's text) or as the authors' code does
-#: (``lab.dynamics.action.reference_distribution``)
+#: (``lab.reps.action.reference_distribution``)
 DRAWS = ("uniform", "reference")
-#: settings left as None are filled from ``lab.dynamics.paper`` (the paper's table; ``small`` shrinks it)
+#: settings left as None are filled from ``lab.tasks.nordenfors_paper`` (the paper's table; ``small`` shrinks it)
 FILLED = ("lr", "steps", "runs", "aug_passes", "batch_size", "init", "dtype", "test_fraction")
 
 
@@ -30,7 +28,7 @@ class DynamicsConfig(Config):
                              choices=EXPERIMENTS, label="experiment")
     scale: str = option("small", "experiment size: demo (a class demo: well under a minute on a busy laptop), "
                         "small (seconds on a laptop CPU) or paper (every setting the paper's or its reference "
-                        "code's: lab.dynamics.paper)", choices=SCALES)
+                        "code's: lab.tasks.nordenfors_paper)", choices=SCALES)
     runs: int | None = option(None, "independent runs, batched into one computation (default: 5, paper 30)",
                               low=1, high=10_000)
     steps: int | None = option(None, "gradient steps (default: the experiment's)", low=1, high=10_000_000)

@@ -169,7 +169,7 @@ def list_runs(directory=None, trained_only: bool = False) -> list:
 
 def default_group(experiment: str) -> str:
     """The group an experiment builds when none is given ("" when it takes none)."""
-    from .experiments import DEFAULT_GROUPS
+    from ..tasks.nordenfors import DEFAULT_GROUPS
 
     return DEFAULT_GROUPS.get(experiment, "")
 
@@ -178,7 +178,7 @@ def default_rep(experiment: str) -> str:
     """The representation an experiment builds when none is given ("" when it takes none)."""
     import inspect
 
-    from .experiments import BUILDERS
+    from ..tasks.nordenfors import BUILDERS
 
     p = inspect.signature(BUILDERS[experiment]).parameters.get("rep")
     return p.default if p is not None and isinstance(p.default, str) else ""

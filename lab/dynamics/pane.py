@@ -62,7 +62,7 @@ PLOTS = (
 
 def experiment_defaults(experiment: str, scale: str = "small") -> dict:
     """steps, lr, aug_passes and runs of an experiment at a scale, as its config fills them in (the paper's
-    values at paper scale: ``lab.dynamics.paper``)."""
+    values at paper scale: ``lab.tasks.nordenfors_paper``)."""
     cfg = DynamicsConfig(experiment=experiment, scale=scale).validate()
     return {k: getattr(cfg, k) for k in EXPERIMENT_DEFAULTS}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .experiments import RELDIM_GROUPS, reldim_groups
-from .paper import setting as paper_setting
+from ..tasks.nordenfors import RELDIM_GROUPS, reldim_groups
+from ..tasks.nordenfors_paper import setting as paper_setting
 from .train import DynamicsConfig, Trainer
 
 

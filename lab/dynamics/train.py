@@ -43,10 +43,10 @@ from ..control import Control, Stopped, checkpoint
 from ..device import pick_device
 from ..errors import LabError
 from ..reps.parse import parse_rep
-from .action import Elements, all_elements, apply, draw_elements
+from ..reps.action import Elements, all_elements, apply, draw_elements
 from .config import STRATEGIES, DynamicsConfig  # noqa: F401 (re-exported)
-from .experiments import Experiment, build
-from .model import BatchedMLP
+from ..tasks.nordenfors import Experiment, build
+from ..nn.batched import BatchedMLP
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 #: the largest activation (elements) of one forward pass over a mini-batch; more runs are split into chunks

@@ -47,7 +47,7 @@ SETTINGS = ("invariant", "noninvariant-init", "noninvariant-space")
 AUGMENTS = ("sampled", "orbit", "none")
 AVERAGES = ("logits", "probs")
 TASKS = ("digits", "perm", "custom")
-#: ``lab.ensembles.vectors.VECTOR_TASKS``: the dynamics models on vectors (``lab.dynamics.experiments``)
+#: ``lab.ensembles.vectors.VECTOR_TASKS``: the dynamics models on vectors (``lab.tasks.nordenfors``)
 VECTOR_TASKS = ("perm", "custom")
 #: the digits' 8 x 8 images and classes; parameters of a member's layers per channel (for the cost)
 SIDE, CLASSES = 8, 10

@@ -3,9 +3,9 @@
 
 The members are ``lab.dynamics``'s networks (``BatchedMLP``: layers ``c_in x rep_in -> c_out x rep_out`` with
 pointwise nonlinearities that commute with the group, pooling to scalars, fully connected scalar layers), on the data
-of ``lab.dynamics.experiments`` (``perm``: connectivity of SBM graphs under S(n) acting on adjacency matrices,
+of ``lab.tasks.nordenfors`` (``perm``: connectivity of SBM graphs under S(n) acting on adjacency matrices,
 T(2); ``custom``: a random invariant teacher labels Gaussian inputs of any signed-permutation group's rep).  The
-group acts on the data by signed permutations (``lab.dynamics.action``), and on the parameters by the lifted action
+group acts on the data by signed permutations (``lab.reps.action``), and on the parameters by the lifted action
 ``rho_L(g) W = rho_out(g) W rho_in(g)^T`` per layer (biases sit on scalar layers, where it is the identity); the
 output is an invariant score, so ``phi_{rho_L(g) A}(rho_X(g) x) = phi_A(x)`` (tested to rounding).
 
@@ -39,9 +39,9 @@ INIT_MEAN = 2.0
 
 
 def build_task(task: str, seed: int = 0, group: str | None = None):
-    """``(experiment, model)``: ``lab.dynamics.experiments.build(task, "small", seed)`` and its ``BatchedMLP``."""
-    from ..dynamics.experiments import build
-    from ..dynamics.model import BatchedMLP
+    """``(experiment, model)``: ``lab.tasks.nordenfors.build(task, "small", seed)`` and its ``BatchedMLP``."""
+    from ..tasks.nordenfors import build
+    from ..nn.batched import BatchedMLP
 
     if task not in VECTOR_TASKS:
         raise EnsembleError(f"unknown vector task {task!r}: choose one of {', '.join(VECTOR_TASKS)}")
@@ -76,7 +76,7 @@ def _operators(model, elements):
 
 
 def _dense(rep, elements) -> np.ndarray:
-    from ..dynamics.action import rep_signed_perm
+    from ..reps.action import rep_signed_perm
 
     dest, sign = rep_signed_perm(rep, elements.perms, elements.signs)
     n = rep.size
@@ -89,7 +89,7 @@ def _dense(rep, elements) -> np.ndarray:
 def check_assumptions_vectors(model, setting: str, seed: int = 0) -> dict:
     """The theorem's assumptions on the first layer, checked under the group's discrete generators and 8 sampled
     elements: the support pattern (``L``) and the initial mean pattern mapped to themselves by ``rho_L(g)``."""
-    from ..dynamics.action import Elements, sample_elements
+    from ..reps.action import Elements, sample_elements
 
     group = model.group
     gens = group.discrete_generators_signed() if hasattr(group, "discrete_generators_signed") else None
@@ -163,7 +163,7 @@ def scores(model, params: list, x: torch.Tensor) -> torch.Tensor:
 
 def orbit_elements(group, seed: int = 0):
     """The identity and ``ORBIT_SAMPLES`` elements drawn at ``seed`` (the orbit the metrics compare on)."""
-    from ..dynamics.action import Elements, sample_elements
+    from ..reps.action import Elements, sample_elements
 
     drawn = sample_elements(group, ORBIT_SAMPLES, np.random.default_rng([seed, 11]))
     d = drawn.perms.shape[1]
@@ -174,7 +174,7 @@ def orbit_elements(group, seed: int = 0):
 def orbit_scores(model, params: list, x: torch.Tensor, elements, in_rep: str, chunk: int = 64) -> torch.Tensor:
     """Members' logits on ``x`` moved by each of ``elements``: (members, len(elements), N, 2), row 0 the identity
     when ``orbit_elements`` made them."""
-    from ..dynamics.action import apply
+    from ..reps.action import apply
     from ..reps.parse import parse_rep
 
     op = elements.operator(parse_rep(in_rep, model.group), x.dtype, x.device)
@@ -194,7 +194,7 @@ def train_vectors(model, params: list, X: torch.Tensor, y: torch.Tensor, setting
     its own random group element (``settings.augment`` "sampled") or not ("none"); the first layer's gradient
     masked to its support.  Changes ``params`` in place and returns them."""
     from ..control import checkpoint
-    from ..dynamics.action import Elements, apply, sample_elements
+    from ..reps.action import Elements, apply, sample_elements
     from ..reps.parse import parse_rep
 
     if settings.augment == "orbit":

@@ -1,7 +1,7 @@
 """The experiments of Nordenfors, Ohlsson & Flinth (appendix D), each a preset at two scales.
 
 ``build(name, scale, seed, **options)`` returns an ``Experiment``: the group, the layers, the data and the
-task, all read from ``lab.dynamics.paper`` (the paper's settings with their sources).  ``small`` runs in
+task, all read from ``lab.tasks.nordenfors_paper`` (the paper's settings with their sources).  ``small`` runs in
 seconds on a 2-core CPU (the same architectures, fewer channels and data); ``paper`` is the published setting
 (MNIST needs ``data_dir``: the IDX files the user has; without them scikit-learn's 8 x 8 digits replace it).
 """
@@ -16,9 +16,8 @@ from ..errors import LabError
 from ..groups import parse_group
 from ..groups.base import Group
 from ..data import digits as digits_module, synthetic
-from .config import EXPERIMENTS, SCALES
-from .paper import setting
-from .model import LayerSpec
+from .nordenfors_paper import EXPERIMENTS, SCALES, setting
+from ..nn.batched import BatchedMLP, LayerSpec
 
 #: appendix E.2: the Trans architecture and data under four groups acting on the 8 x 8 grid (the digits)
 RELDIM_GROUPS = {"Trans": "Z(8)*Z(8)", "Rot": "C4Grid(8)", "OneDTrans": "Trivial(8)*Z(8)", "TransRot": "P4Grid(8)"}
@@ -50,7 +49,7 @@ def _t(a, dtype=torch.float64):
 
 
 def _specs(experiment: str, channels) -> list[LayerSpec]:
-    """The paper's layers (lab.dynamics.paper) with these channel counts."""
+    """The paper's layers (lab.tasks.nordenfors_paper) with these channel counts."""
     layers = setting(experiment, "paper", "layers")
     return [LayerSpec(name, rep_in, rep_out, channels[i], channels[o], after=after, bias=bias)
             for name, rep_in, rep_out, i, o, after, bias in layers]
@@ -123,8 +122,6 @@ def custom(scale="small", seed=0, group="S(6)", rep="V", hidden=None, samples=No
     The hidden non-linearity must commute with the group: leaky ReLU for permutation groups, tanh (odd)
     for signed permutation groups, none (a linear equivariant part) for other groups.
     """
-    from .model import BatchedMLP
-
     G = parse_group(group)
     if G.is_complex:
         raise LabError(f"{G} is complex; training dynamics need a real group")

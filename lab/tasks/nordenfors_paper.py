@@ -8,7 +8,7 @@ when the lab does not do exactly what the source does, the reason (``deviation``
 presets have the paper's architectures (layer order, non-linearities, norm layers) shrunk.
 
 ``DynamicsConfig.check`` fills the settings left empty (lr, steps, runs, aug_passes, batch_size, init, dtype,
-test_fraction) from ``setting(experiment, scale, key)``; ``lab.dynamics.experiments`` builds data and layers from
+test_fraction) from ``setting(experiment, scale, key)``; ``lab.tasks.nordenfors`` builds data and layers from
 the same table.  The README's table of the paper's settings is ``markdown_table()`` (a test compares them).
 """
 from __future__ import annotations
@@ -22,6 +22,10 @@ class Entry:
     source: str
     deviation: str = ""  # empty: the lab does what the source does
 
+
+#: the experiments (appendix D, and the lab's teacher-student ``custom``) and the scales each is preset at
+EXPERIMENTS = ("perm", "trans", "rot", "custom")
+SCALES = ("demo", "small", "paper")
 
 #: a layer: (name, rep_in, rep_out, channel index in, channel index out, operations after it, bias); channel
 #: indices point into the experiment's ``channels`` (0 = the input's channel count)

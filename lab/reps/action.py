@@ -12,7 +12,7 @@ import torch
 
 from ..errors import GroupError, RepError
 from ..groups.base import Group
-from ..reps.rep import Rep
+from .rep import Rep
 
 EXACT_ORBIT_MAX = 5000  # exact orbit averaging enumerates the group: refuse beyond this many elements
 
