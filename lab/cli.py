@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import sys
@@ -25,6 +24,7 @@ import time
 
 from .commands import COMMANDS, DISPATCH  # noqa: F401  (the command -> families table, lab/commands.py)
 from .config import SEED_HIGH
+from .cliargs import check_number, given_text, number, strict  # noqa: F401  (strict: re-exported)
 from .errors import LabError
 from .threads import choose_wait_policy
 
@@ -63,7 +63,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, families) -> None:
             kw["action"] = "store_false" if o.default else "store_true"
         else:
             choices = [c for _, opt in group for c in (opt.choices or ())]
-            kw["type"] = o.type if o.type in (int, float) else _given_text(o.type is tuple, choices, group)
+            kw["type"] = o.type if o.type in (int, float) else given_text(o.type is tuple, choices, group)
             if choices and o.type is not tuple:
                 kw["choices"] = list(dict.fromkeys(choices))
             if o.metavar:
@@ -71,81 +71,9 @@ def add_config_arguments(parser: argparse.ArgumentParser, families) -> None:
         parser.add_argument(o.flag, **kw)
 
 
-def _given_text(is_list: bool = False, choices=(), entries=(), allowed: str | None = None, required: bool = False):
-    """The argparse type of a text or list option: a value given explicitly must say something -- an empty or
-    blank text, or a list with no item (``""``, ``" "``, ``","``), is refused with one line (exit code 2) rather
-    than taken as the default or as "everything"; leaving the option out gives the default."""
-    defaults = [o.default for _, o in entries if o.default not in (None, "", ())]
-    example = defaults[0] if defaults else None
-    example = ",".join(map(str, example)) if isinstance(example, tuple) else example
-    if choices:
-        allowed = f"{'one or more' if is_list else 'one'} of {', '.join(dict.fromkeys(choices))}"
-    else:
-        allowed = allowed or ("one or more comma-separated values" if is_list else "a value")
-    hint = f"give {allowed}{f' (default: {example})' if example is not None else ''}" + \
-        ("" if required else ", or leave the option out")
-
-    def parse(text: str) -> str:
-        empty = not text.strip() or (is_list and not any(part.strip() for part in text.split(",")))
-        if empty:
-            raise argparse.ArgumentTypeError(f"{'an empty list' if is_list else 'an empty value'} {text!r}: {hint}")
-        return text
-
-    parse.__name__ = "list" if is_list else "text"  # argparse names the type in its own messages
-    return parse
-
-
-def _declared(kind, low=None, high=None):
-    """A numeric option of a command not built from a config, declared as a config's would be: the same check
-    (``lab.config._check_value``) and the same words for its range (``Option.range_text``)."""
-    from .config import Option
-
-    return Option("", kind, None, "", low=low, high=high)
-
-
-def _span(kind, low=None, high=None) -> str:
-    return _declared(kind, low, high).range_text
-
-
-def _out_of_range(kind, value, low=None, high=None) -> bool:
-    from .config import ConfigError, _check_value
-
-    try:
-        _check_value(_declared(kind, low, high), value)
-    except ConfigError:
-        return True
-    return False
-
-
-def _number(kind, low=None, high=None):
-    """The argparse type of a numeric option of a command not built from a config (``sweep``, ``reproduce``): a
-    whole number (``kind`` int) or a finite number, from ``low`` to ``high``; anything else is one line naming the
-    option and its range (exit code 2)."""
-    span = _span(kind, low, high)
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {span}") from None
-        if _out_of_range(kind, value, low, high):
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range: give {span}")
-        return value
-
-    parse.__name__ = "int" if kind is int else "float"
-    return parse
-
-
-def _check_number(flag: str, value, kind, low=None, high=None) -> None:
-    """``LabError`` (one line, exit code 2) naming ``flag`` and its range when ``value`` (given) is outside it."""
-    if value is not None and _out_of_range(kind, value, low, high):
-        raise LabError(f"{flag} {value}: out of range: give {_span(kind, low, high)}")
-
 
 #: the most worker processes (and threads per worker) a local sweep cluster may start
 MAX_LOCAL_WORKERS = 256
-#: the most group elements and inputs an audit samples (the meter's --samples has the same bound)
-MAX_AUDIT_SAMPLES = 100_000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,17 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
         for fam in families:
             for out in fam.outputs:
                 sp.add_argument(out.option.flag, metavar=out.option.metavar, default=None, help=out.option.help,
-                                type=_given_text())
+                                type=given_text())
         if any(f.cli_saves for f in families):
-            sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
+            sp.add_argument("--out", default=None, metavar="DIR", type=given_text(),
                             help="results directory (default: LAB_RESULTS_DIR or the user data dir)")
             sp.add_argument("--no-save", action="store_true", help="do not save the run")
         sp.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("groups", help="list the groups with their arguments")
-    sub.add_parser("presets", help="list the teaching presets as lab basis command lines")
+    for command in _contributed(FAMILIES).values():  # the families' own extra commands (lab presets, lab audit)
+        command.add(sub)
     add_reproduce_parser(sub)
     add_runs_parser(sub)
-    add_audit_parser(sub)
     add_sweep_parser(sub)
     add_dashboard_parser(sub)
     return p
@@ -199,9 +127,9 @@ def add_dashboard_parser(sub) -> None:
                                           "package)",
                         description=f"Serve the dashboard with Panel's server at http://localhost:PORT/{SLUG} until "
                                     f"Ctrl-C: the same page as `panel serve app.py` in a checkout.")
-    sp.add_argument("--port", type=_number(int, *PORTS), default=DEFAULT_PORT,
+    sp.add_argument("--port", type=number(int, *PORTS), default=DEFAULT_PORT,
                     help=f"the port to listen on (default: {DEFAULT_PORT}; 0: any free port)")
-    sp.add_argument("--address", default=None, type=_given_text(),
+    sp.add_argument("--address", default=None, type=given_text(),
                     help="the address to listen on (default: every local address, as `panel serve`)")
     sp.add_argument("--show", action="store_true", help="open the page in a web browser")
     sp.add_argument("--theme", choices=THEMES, default=None,
@@ -220,59 +148,20 @@ def add_sweep_parser(sub) -> None:
                                     "validated before anything runs.  Re-running resumes: points already done are "
                                     "skipped.")
     sp.add_argument("file", metavar="FILE", help="the sweep file (YAML)")
-    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=_given_text(),
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=given_text(),
                     help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a LocalCluster here)")
-    sp.add_argument("--workers", type=_number(int, 1, MAX_LOCAL_WORKERS), default=None, metavar="N",
+    sp.add_argument("--workers", type=number(int, 1, MAX_LOCAL_WORKERS), default=None, metavar="N",
                     help=f"local cluster: worker processes, 1 to {MAX_LOCAL_WORKERS} (default: 2)")
-    sp.add_argument("--threads-per-worker", dest="threads_per_worker", type=_number(int, 1, MAX_LOCAL_WORKERS),
+    sp.add_argument("--threads-per-worker", dest="threads_per_worker", type=number(int, 1, MAX_LOCAL_WORKERS),
                     default=1, metavar="T", help=f"local cluster: threads per worker, 1 to {MAX_LOCAL_WORKERS} "
                                                  f"(default: 1)")
-    sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
+    sp.add_argument("--out", default=None, metavar="DIR", type=given_text(),
                     help="the results store (default: LAB_RESULTS_DIR/sweeps/<file's name>)")
     sp.add_argument("--retry-failed", dest="retry_failed", action="store_true",
                     help="run again the points that failed (by default they are skipped, like the done ones)")
     sp.add_argument("--json", action="store_true",
                     help='print one JSON object: {"done", "failed", "skipped", "store", "points", "dashboard", '
                          '"seconds", "errors"}')
-
-
-def add_audit_parser(sub) -> None:
-    """``lab audit PATH|PRESET``: is a saved or preset matrix-group model equivariant (``lab.meter.audit``)."""
-    from .meter.family import PRESETS  # torch-free: the meter family spells its presets
-
-    sp = sub.add_parser("audit", help="audit a model's equivariance: exit 0 within tolerance, 3 when not",
-                        description="Audit a model for equivariance (lab.equivariance): the relative Lie derivative along "
-                                    "every Lie-algebra generator and the relative error f(gx) vs g f(x) for the "
-                                    "discrete generators and sampled group elements, against a tolerance for the "
-                                    "model's dtype (1000 x eps x cond(rho(g))), and each layer's output, naming the "
-                                    "first layer that breaks it. Exit code 0 when equivariant within tolerance, 3 "
-                                    "when not, 2 on bad input.")
-    sp.add_argument("model", metavar="PATH|PRESET",
-                    type=_given_text(allowed="a preset or a run's directory", required=True),
-                    help="the directory of a run saved by lab lie-derivative of a preset (its weights), or a preset "
-                         "built afresh: " + "; ".join(f"{k}: {p.description}" for k, p in PRESETS.items()))
-    text = _given_text()
-    sp.add_argument("--group", default=None, metavar="G", type=text,
-                    help="the group to audit against, e.g. 'SO(3)' (default: the model's own)")
-    sp.add_argument("--rep-in", dest="rep_in", default=None, metavar="R", type=text,
-                    help="the input rep, e.g. '2*V' (default: the model's own, over --group)")
-    sp.add_argument("--rep-out", dest="rep_out", default=None, metavar="R", type=text,
-                    help="the output rep, e.g. 'Scalar+V' (default: the model's own, over --group)")
-    sp.add_argument("--tolerance", type=float, default=None, metavar="T",
-                    help="one fixed tolerance for every check, a finite number >= 0 (default: 1000 x eps(dtype) x "
-                         "cond(rho(g)))")
-    sp.add_argument("--samples", type=int, default=None, metavar="N",
-                    help=f"group elements sampled besides the discrete generators, 0 to {MAX_AUDIT_SAMPLES} "
-                         f"(default: 8)")
-    sp.add_argument("--inputs", type=int, default=None, metavar="N",
-                    help=f"random input vectors, 1 to {MAX_AUDIT_SAMPLES} (default: 16)")
-    sp.add_argument("--seed", type=int, default=0,
-                    help="seed of the inputs, the sampled elements and a preset's weights, 0 to 2^32 - 1 "
-                         "(default: 0)")
-    sp.add_argument("--json", action="store_true",
-                    help='print one JSON object: "ok", "worst", "tolerance", "first_breaking_layer", "per_generator", '
-                         '"per_element", "layers", ... (lab.equivariance.AuditResult.to_dict) and "target", "preset", '
-                         '"source", "exit_code"')
 
 
 def add_runs_parser(sub) -> None:
@@ -282,7 +171,7 @@ def add_runs_parser(sub) -> None:
                                     "sharing runs: their curves in one table (CSV) and one figure (PNG), each run "
                                     "labelled by the settings that differ between them.")
     runs = sp.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
-    directory = dict(default=None, metavar="DIR", type=_given_text(),
+    directory = dict(default=None, metavar="DIR", type=given_text(),
                      help="the runs directory to look in (default: every family's under LAB_RESULTS_DIR, or the "
                           "user data dir)")
     ls = runs.add_parser("list", help="the saved runs, newest first")
@@ -295,9 +184,9 @@ def add_runs_parser(sub) -> None:
                                      "run's label and last values.")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="a run's directory, or its name in the results directory")
     cp.add_argument("--dir", **directory)
-    cp.add_argument("--csv", default=None, metavar="FILE", type=_given_text(),
+    cp.add_argument("--csv", default=None, metavar="FILE", type=given_text(),
                     help="write the curves as CSV (columns run, name, metric, series, step, value)")
-    cp.add_argument("--png", default=None, metavar="FILE", type=_given_text(),
+    cp.add_argument("--png", default=None, metavar="FILE", type=given_text(),
                     help="write the overlay as a PNG figure")
     cp.add_argument("--logy", action="store_true", help="logarithmic y axes in the PNG")
     cp.add_argument("--json", action="store_true",
@@ -326,27 +215,27 @@ def add_reproduce_parser(sub) -> None:
                       help="larger settings, the papers' own where they can run here (uses the GPU when present)")
     sp.set_defaults(profile="quick")
     sp.add_argument("--only", default=None, metavar="ID,...",
-                    type=_given_text(True, allowed="one or more claim ids, comma-separated (lab reproduce --list)"),
+                    type=given_text(True, allowed="one or more claim ids, comma-separated (lab reproduce --list)"),
                     help="comma list of claim ids (default: all): " + ", ".join(CLAIM_IDS))
-    sp.add_argument("--out", default=None, metavar="DIR", type=_given_text(),
+    sp.add_argument("--out", default=None, metavar="DIR", type=given_text(),
                     help="output directory (default: LAB_RESULTS_DIR/reproduce/PROFILE or the user data dir)")
-    sp.add_argument("--device", default="auto", type=_given_text(allowed="auto, cpu or cuda"),
+    sp.add_argument("--device", default="auto", type=given_text(allowed="auto, cpu or cuda"),
                     help="auto (CUDA when present), cpu or cuda")
     sp.add_argument("--dtype", default=None, choices=("float32", "float64"),
                     help="training precision (default: float32 on CUDA, float64 on CPU)")
-    sp.add_argument("--data", default=None, metavar="DIR", type=_given_text(),
+    sp.add_argument("--data", default=None, metavar="DIR", type=given_text(),
                     help="a directory with MNIST IDX files you already have (t10k-images-idx3-ubyte[.gz], "
                          "t10k-labels-idx1-ubyte[.gz]): Trans then trains on MNIST 14x14 as in the paper "
                          "(default: scikit-learn's digits; nothing is downloaded)")
     sp.add_argument("--fresh", action="store_true", help="measure every claim again (ignore finished claims)")
-    sp.add_argument("--seed", type=_number(int, 0, SEED_HIGH), default=0, metavar="N",
+    sp.add_argument("--seed", type=number(int, 0, SEED_HIGH), default=0, metavar="N",
                     help="the first replicate seed, 0 to 2^32 - 1 (default 0): the same seed gives the same report "
                          "numbers")
     sp.add_argument("--workers", default="auto", type=_workers, metavar="N",
                     help="processes measuring the claims on this machine, each module's claims in one, the largest "
                          "first (default auto: one per core; 1: in this process); every claim computes on one torch "
                          "thread, so the numbers do not depend on N")
-    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=_given_text(),
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", type=given_text(),
                     help="measure the claims as one sweep on the Dask cluster at ADDRESS (each module's claims one "
                          "task; the workers must see --out, e.g. a shared file system), then write the report here")
     sp.add_argument("--list", action="store_true", help="list the claims and exit")
@@ -526,36 +415,6 @@ class ProgressLine:
             self.closed = True
 
 
-def strict(value):
-    """A copy of a JSON object with every non-finite number replaced by ``null`` and its reason in a key beside
-    it (``"loss": null, "loss_reason": "NaN: not a number"``), so that strict JSON parsers read the output; a
-    ``KEY_reason`` the object already holds is kept (``"test_loss_reason": "NaN: no test set ..."``).
-    numpy scalars and arrays become plain numbers and lists (``float32``, ``int64`` are not JSON types)."""
-    value = _plain(value)
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            v = _plain(v)
-            if isinstance(v, float) and not math.isfinite(v):
-                out[k] = None
-                given = value.get(f"{k}_reason")  # a reason the object states itself (e.g. no test set) wins
-                out[f"{k}_reason"] = given if isinstance(given, str) else \
-                    "NaN: not a number (e.g. every run diverged)" if v != v else f"{v}: not finite"
-            else:
-                out[k] = strict(v)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [None if isinstance(v, float) and not math.isfinite(v) else strict(v) for v in map(_plain, value)]
-    return value
-
-
-def _plain(v):
-    """A numpy scalar or array as the Python number or list it holds (numpy is not imported for this)."""
-    if type(v).__module__ == "numpy" and hasattr(v, "tolist"):
-        return v.tolist()
-    return v
-
-
 def _seconds(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
 
@@ -632,12 +491,11 @@ def run_command(command: str, args) -> int:
     return 0
 
 
-def _presets() -> int:
-    from .basis.presets import PRESETS
-
-    for p in PRESETS.values():
-        print(f"{p.name}:\n  lab basis '{p.group_text()}' '{p.rep_in} >> {p.rep_out}'\n  {p.blurb}")
-    return 0
+def _contributed(families=None) -> dict:
+    """{name: ``lab.experiments.Command``}: the sub-commands the families contribute, in family order."""
+    if families is None:
+        from .experiments import FAMILIES as families
+    return {c.name: c for family in families.values() for c in family.commands}
 
 
 def _groups() -> int:
@@ -697,20 +555,6 @@ def _reproduce(args) -> int:
         print("lab: interrupted: the report holds the claims that finished", file=sys.stderr)
         return 130
     return 0
-
-
-def _audit(args) -> int:
-    from .meter.audit import run
-
-    # each number in its domain before any model is built (one line naming the option, exit code 2)
-    for flag, value, kind, low, high in (("--tolerance", args.tolerance, float, 0, None),
-                                         ("--samples", args.samples, int, 0, MAX_AUDIT_SAMPLES),
-                                         ("--inputs", args.inputs, int, 1, MAX_AUDIT_SAMPLES),
-                                         ("--seed", args.seed, int, 0, SEED_HIGH)):
-        _check_number(flag, value, kind, low, high)
-    out = run(args.model, args.group, args.rep_in, args.rep_out, args.tolerance, args.samples, args.inputs, args.seed)
-    print(json.dumps(strict(out.payload), allow_nan=False) if args.json else out.text(), flush=True)
-    return out.exit_code
 
 
 def _run_directories(directory) -> list:
@@ -827,8 +671,9 @@ def main(argv=None) -> int:
             return _reproduce(args)
         if args.command == "runs":
             return _runs(args)
-        if args.command == "audit":
-            return _audit(args)
+        contributed = _contributed()
+        if args.command in contributed:
+            return contributed[args.command].run(args)
         if args.command == "sweep":
             return _sweep(args)
         if args.command == "dashboard":
@@ -836,7 +681,7 @@ def main(argv=None) -> int:
 
             serve(port=args.port, address=args.address, show=args.show, theme=args.theme)
             return 0
-        return _presets() if args.command == "presets" else _groups()
+        return _groups()
     except LabError as err:
         print(f"lab: error: {err}", file=sys.stderr)
         return 2

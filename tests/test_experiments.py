@@ -174,7 +174,7 @@ def test_json_output_is_strict_even_when_values_are_not_finite():
 
 
 #: the files of a family's folder that are its faces (its manifest, pane, plots and claims); the rest is its science
-FACES = ("family", "pane", "plots", "claims")
+FACES = ("family", "pane", "plots", "claims", "cli")  # cli: the commands a family contributes (Family.commands)
 #: the layers every family stands on (they import no family), and the faces (nothing below imports them)
 SHARED = ("lab.data", "lab.nn", "lab.groups", "lab.reps", "lab.solvers", "lab.control", "lab.runstore", "lab.config",
           "lab.errors", "lab.limits", "lab.jobs", "lab.plots", "lab.dashboard", "lab.reproduce", "lab.experiments",

@@ -140,7 +140,32 @@ def test_reserved_commands_are_the_command_lines_own():
     from lab.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert set(sub.choices) == set(COMMANDS_CONTRACT) | set(plugins.RESERVED)
+    contributed = {c.name: name for name, f in FAMILIES.items() for c in f.commands}
+    assert contributed == {"presets": "basis", "audit": "meter"}  # the lab's two contributed commands, names kept
+    assert set(sub.choices) == set(COMMANDS_CONTRACT) | set(plugins.RESERVED) | set(contributed)
+    assert not set(contributed) & set(plugins.RESERVED)
+
+
+def test_a_plugin_that_contributes_a_taken_command_is_left_out(capsys):
+    """A contributed command is checked like a family's run command: a plugin whose extra command is one the lab's
+    command line or another family has is left out with one warning line; one with a free name is kept and its
+    command reaches the parser."""
+    from lab.experiments import Command
+
+    basis, meter = FAMILIES["basis"], FAMILIES["meter"]
+    noop = Command("audit", lambda sub: sub.add_parser("audit"), lambda args: 0)
+    clash = Family(name="clash", title="clash", config=basis.config, run=basis.run, summary=dict, text=str,
+                   commands=(noop,))
+    reserved = Family(name="resv", title="resv", config=basis.config, run=basis.run, summary=dict, text=str,
+                      commands=(Command("sweep", noop.add, noop.run),))
+    free = Family(name="free", title="free", config=basis.config, run=basis.run, summary=dict, text=str,
+                  commands=(Command("hello", lambda sub: sub.add_parser("hello"), lambda args: 0),))
+    got = plugins.load_families([_EP("basis", basis, _Dist()), _EP("meter", meter, _Dist()), _EP("clash", clash),
+                                 _EP("resv", resv := reserved), _EP("free", free)])
+    assert list(got) == ["basis", "meter", "free"] and resv.name not in got
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("taken" in e for e in err)
+    assert "'audit'" in err[0] and "'sweep'" in err[1]
 
 
 GUIDE = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "adding-a-family.md")

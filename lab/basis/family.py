@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..config import Config, Option, option
 from ..solvers import BASES, SOLVERS
 from ..experiments.family import Family, Output, progress_record
+from .cli import PRESETS_COMMAND
 from .presets import PRESETS, fill_size, has_size  # noqa: F401  (its teaching presets: the pane reads them here)
 
 
@@ -255,7 +256,7 @@ def _file_option(name: str, help: str) -> Option:
 
 FAMILY = Family(
     order=10,
-    pane="lab.basis.pane:BasisExplorer", tab=10,
+    pane="lab.basis.pane:BasisExplorer", tab=10, commands=(PRESETS_COMMAND,),
     claims=("lab.basis.claims", "lab.basis.claims_krylov"),
     name="basis", title="Basis explorer", config=BasisConfig, run=run, summary=summary, text=text, save=save,
     load=load, help="solve for the equivariant basis of a representation",

@@ -6,7 +6,7 @@ any installed package's.  The CLI, the dashboard's panes and the notebooks all g
 """
 from __future__ import annotations
 
-from .family import Family, Output, progress_record
+from .family import Command, Family, Output, progress_record
 
 
 def __getattr__(name: str):
@@ -21,4 +21,4 @@ def __getattr__(name: str):
         return families
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["FAMILIES", "Family", "Output", "progress_record"]
+__all__ = ["FAMILIES", "Command", "Family", "Output", "progress_record"]

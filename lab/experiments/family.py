@@ -43,6 +43,18 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Command:
+    """A sub-command a family contributes besides the one that runs it (``lab audit``: the meter's; ``lab presets``:
+    the basis family's): ``add(subparsers)`` adds its parser, named ``name``, to the command line's sub-parsers, and
+    ``run(args)`` runs it on the parsed arguments and returns the exit code (a ``LabError`` is one line and exit code
+    2, as for every command).  Both live in a torch-free module of the family: ``lab --help`` builds every parser."""
+
+    name: str
+    add: Callable  # (argparse sub-parsers) -> None
+    run: Callable  # (argparse.Namespace) -> int
+
+
+@dataclass(frozen=True)
 class Family:
     """One experiment family's manifest: its config, its run function, and how its result is reported and kept.
 
@@ -87,6 +99,8 @@ class Family:
     #: sweep's index keeps beside every number the summary holds (nested ones under dotted names, ``nom.loss``);
     #: e.g. a one-strategy run's metrics under their plain names.  None: the summary's own numbers only
     numbers: Callable | None = None
+    #: sub-commands it contributes besides its run's (``Command``), in the order the command list shows them
+    commands: tuple[Command, ...] = ()
     #: the summary number a sweep's plot shows first (a name the summary or ``numbers`` gives); "": the first result
     headline: str = ""
 

@@ -24,8 +24,9 @@ from importlib import metadata
 GROUP = "symmetry_lab.families"
 #: the distribution that ships the lab's own families
 OWN = "symmetry-lab"
-#: the command line's own sub-commands, which no family may take
-RESERVED = ("groups", "presets", "reproduce", "runs", "audit", "sweep", "dashboard")
+#: the command line's own sub-commands (``lab.cli.build_parser``'s), which no family may take; a family's contributed
+#: commands (``Family.commands``: the lab's ``audit`` and ``presets``) are checked like its run's command
+RESERVED = ("groups", "reproduce", "runs", "sweep", "dashboard")
 
 #: the warning lines of this process's last load (the dashboard and tests read them)
 PROBLEMS: list[str] = []
@@ -94,8 +95,14 @@ def load_families(entry_points=None) -> dict:
         if command in RESERVED or (command in commands and commands[command] != is_own):
             _warn(f"{label} left out: the command {command!r} is taken")
             continue
+        extra = [c.name for c in family.commands]
+        taken = [c for c in extra if c in RESERVED or c in commands or c == command or extra.count(c) > 1]
+        if taken:
+            _warn(f"{label} left out: the command {taken[0]!r} is taken")
+            continue
         found[family.name] = family
         commands[command] = is_own
+        commands.update(dict.fromkeys(extra, None))  # a contributed command is one family's alone
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 

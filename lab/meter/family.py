@@ -45,6 +45,7 @@ from ..config import SEED_HIGH, Config, ConfigError, option
 from .presets import (BATCH, CNN_MODELS, EPOCHS, LR, MODELS, PRESET_CHANNELS,  # noqa: F401 (re-exported)
                              PRESET_LAYERS, PRESETS, WIDTH, Preset, build_model)
 from ..experiments.family import Family, progress_record
+from .cli import AUDIT
 
 # These lists are ``lab.meter``'s, spelled here because ``lab --help`` imports no torch (and ``lab.meter`` does);
 # tests/test_meter_family.py checks that they agree.
@@ -528,7 +529,7 @@ FAMILY = Family(
     pane="lab.meter.pane:EquivarianceMeter", tab=60, run_css=".meter",
     claims=("lab.meter.claims",),
     name="meter", title="Equivariance meter", config=MeterConfig, run=run, summary=summary, text=text,
-    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.meter.store:RUNS",
+    save=save, load=load, results_dir=results_dir, cli_saves=True, runs="lab.meter.store:RUNS", commands=(AUDIT,),
     help="the Lie derivative of a model: how equivariant it is, and which layer breaks it (thesis ch. 4)",
     description="Finzi's thesis, chapter 4: the local equivariance error LEE = E|L_X f|^2 / dim(out) (eq. 4.4) of a "
                 "small digits CNN trained here (strided, blurred or smooth) under an image transformation, with "
