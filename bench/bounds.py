@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
@@ -102,7 +101,7 @@ def matvec(args) -> dict:
                 samples.append((time.perf_counter() - t1) / max(1, reps // 5))
             out[p][D] = statistics.median(samples)
             print(f"matvec D={D} d={d} {p}: {out[p][D] * 1e3:.3f} ms", flush=True)
-            del P
+            P = None  # the next size builds its own: free this one first
     slopes = {}
     for p, t in out.items():
         xs = sorted(t)

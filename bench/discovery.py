@@ -65,7 +65,7 @@ def main(argv=None) -> int:
         g = learn.learn_gradient(Cs, Ds, cfg.generators, steps=cfg.steps, restarts=cfg.restarts)
         t_grad = time.perf_counter() - t0
         t0 = time.perf_counter()
-        sp = learn.learn_spectral(Cs, Ds, cfg.generators)
+        learn.learn_spectral(Cs, Ds, cfg.generators)
         t_spec = time.perf_counter() - t0
         g.vectors = g.vectors @ Q.T
         truth = learn.quotient(learn.truth_vectors(task.truth(), oa), task.d_in, task.d_out, P)

@@ -27,7 +27,7 @@ from bokeh.document import Document  # noqa: E402
 
 from lab.sharing.pane import FRAME_MS, SharingDiscovery  # noqa: E402
 from lab.sharing.bilevel import learn_sharing  # noqa: E402
-from lab.sharing.tasks import GaussianTask, conv_task, group_task  # noqa: E402
+from lab.sharing.tasks import GaussianTask, conv_task  # noqa: E402
 
 
 def steps_per_second(make, restarts=3, steps=400):

@@ -86,7 +86,6 @@ def _explicit(kind, D, d, seed):
         R1, R2 = P.R1.numpy(), P.R2.numpy()
         square = (np.kron(ones, R1) + np.kron(R2, ones)) / math.sqrt(2 * D)
         return P, np.vstack([square, P.rows.numpy()])
-    k = math.isqrt(d)
     square = np.kron(P.Q1.numpy(), P.Q2.numpy()) / math.sqrt(D)  # (s^2, k^2)
     square = np.hstack([square, P.cols.numpy()])
     return P, np.vstack([square, P.rows.numpy()])

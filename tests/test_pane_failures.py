@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -37,7 +36,6 @@ from lab.experiments import FAMILIES, progress_record
 from lab.sharing.family import SharingConfig
 from lab.jobs import Job
 
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
 from polling import poll_until as _wait  # noqa: E402
 LOGGERS = ("", "panel", "bokeh", "lab", "tornado")  # "" is the root: the lab's loggers propagate to it
 

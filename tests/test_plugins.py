@@ -9,11 +9,9 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from importlib import metadata
 from pathlib import Path
 
-import pytest
 
 from lab.experiments import plugins
 from lab.experiments import FAMILIES

@@ -11,7 +11,6 @@ import pytest
 from lab.dynamics.pane import TrainingDynamics
 from lab.dynamics.config import DynamicsConfig
 
-from polling import DEADLINE  # noqa: E402  (a hang guard, never a speed requirement)
 from polling import poll_until as _wait  # noqa: E402
 
 

@@ -345,7 +345,7 @@ def rollout_baseline(rows: list, kind: str, g: str, seeds) -> dict | None:
     worse = [max(_num(_row(rows, f"{kind}-emlp", g, s).get("rollout_error")),
                  _num(_row(rows, f"{kind}-mlp", None, s).get("rollout_error"))) for s in seeds]
     return mse_baseline(worse, still, "predicting no motion: every state its start",
-                        f"the worse of the EMLP's and the MLP's", quantity="rollout error")
+                        "the worse of the EMLP's and the MLP's", quantity="rollout error")
 
 
 def judged_parts(rows: list, p: dict) -> list:

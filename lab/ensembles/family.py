@@ -255,8 +255,6 @@ def run(config: EnsemblesConfig, progress=None, control=None) -> EnsemblesResult
     every step), ``record`` (metrics rows of one recorded step) and ``result``."""
     import torch
 
-    import torch
-
     from ..control import Stopped
     from ..device import pick_device
     from . import TrainSettings, size_curve

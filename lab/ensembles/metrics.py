@@ -20,12 +20,11 @@ off (slope -> 0) when it is not.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
 
-from ..fits import fit_slope  # shared (lab.fits); re-exported for lab.ensembles' users
+from ..fits import fit_slope  # noqa: F401  (shared, lab.fits; re-exported for lab.ensembles' users)
 from .network import ORDER, EnsembleError, ensemble_logits, rotate_images
 
 AVERAGES = ("logits", "probs")

@@ -121,7 +121,7 @@ def orbit_figure(example: dict, classes=None, title: str = ""):
     ax.set_ylabel(f"p({name})")
     ax.legend(fontsize=8, loc="upper right")
     ax.grid(alpha=0.3, axis="y")
-    fig.suptitle(title or f"One held-out digit along its orbit: the probability of its class from the ensemble and "
-                          f"from one member", fontsize=10)
+    fig.suptitle(title or "One held-out digit along its orbit: the probability of its class from the ensemble and "
+                          "from one member", fontsize=10)
     fig.tight_layout()
     return fig

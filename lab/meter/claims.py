@@ -509,7 +509,6 @@ def assess_aliasing(per_image: dict, shares: dict, settings: dict | None = None,
     cnn-stride, cnn-blur and the null's cnn-noblur; ``shares``: {(model, transform): [per seed: downsampling +
     nonlinearity share of |L|^2]} (reported; v1-v2's part (a)); ``kind_rows``: [model, transform, kind, share];
     ``logits``: ``per_image`` on the class scores (the confound-controlled parts; None: the probabilities only)."""
-    import numpy as np
 
     parts, drops = [], {}
     for source, names in ((per_image, ALIAS_PARTS), (logits, ALIAS_LOGITS_PARTS)):

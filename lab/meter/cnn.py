@@ -46,7 +46,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..data.digits import CLASSES, DigitsData, digits_data
+from ..data.digits import CLASSES, DigitsData, digits_data  # noqa: F401  (digits_data: re-exported)
 from ..equivariance.transforms import MeterError
 
 #: the activations a variant may use; ``relu`` has a kink, the others are smooth

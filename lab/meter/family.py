@@ -435,7 +435,7 @@ def text(result: MeterResult) -> str:
     lines = [f"{s['preset']}: {PRESETS[s['preset']].description}; weights at seed {s['seed']} (untrained), "
              f"{s['n']} Gaussian inputs, float64"]
     if s["measure"] == "lee":
-        lines.append(f"LEE along each Lie-algebra generator: "
+        lines.append("LEE along each Lie-algebra generator: "
                      + ", ".join(f"{r['name']} {r['lee']:.3g}" for r in s["generators"])
                      + f"; worst {s['lee']:.3g} (relative to E|f|^2/dim: {s['relative']:.3g})")
     else:

@@ -7,6 +7,8 @@ the base permutation without building matrices; other groups act by dense matric
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
 import numpy as np
 import torch
 
@@ -153,7 +155,7 @@ def _half_turn(group: Group) -> np.ndarray:
     return p[p]
 
 
-def reference_distribution(group: Group, flattened: bool = False) -> dict[tuple, "Fraction"]:
+def reference_distribution(group: Group, flattened: bool = False) -> dict[tuple, Fraction]:
     """The exact distribution of the authors' augmentation draws (``draws="reference"``), element (as the tuple
     of its base permutation) -> probability, as fractions.
 
@@ -166,9 +168,6 @@ def reference_distribution(group: Group, flattened: bool = False) -> dict[tuple,
       reshape to n x n, so r = 1, 2, 3 all reverse the flattened image (a half-turn): identity 2/5, half-turn
       3/5.
     """
-    from fractions import Fraction
-    from itertools import product
-
     ident = tuple(range(group.d))
     if flattened:
         half = tuple(int(v) for v in _half_turn(group))

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from ..reproduce.claim import FIRST_REGISTERED, Criterion, Outcome, claim, judge
-from ..reproduce.stats import Rule, part
+from ..reproduce.stats import Part, Rule, part
 
 FAITHFUL = "faithful (poster)"
 MERGE = "with the lab's merge pass"
@@ -195,7 +195,7 @@ def _null_seeds(profile, claim_draws: int) -> list:
     return [profile.seed + i for i in range(max(3, int(claim_draws)))]
 
 
-def _exact_part(name: str, runs, profile, gt) -> "Part":
+def _exact_part(name: str, runs, profile, gt) -> Part:
     """Part "partition distance 0": the faithful snapped partition of every trial against a random partition (the
     method's own start: a random A snapped) at as many seeds (at least 3), by ``partition_distance_to_truth``."""
     draws = [(r.snapped, t.gt) for t, r in runs]

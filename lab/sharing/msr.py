@@ -302,7 +302,6 @@ def meta_learn(family: LocallyConnected, tasks: int = 100, model: str = "msr", s
     result = MSRResult(U=np.zeros((D, L)), test_loss=float("nan"), settings=settings)
     t0 = time.perf_counter()
     lam_step = lam * outer_lr
-    rows = torch.arange(batch, device=dev)[:, None]
     for step in range(steps):
         if control is not None and not control.wait_while_paused():
             break  # stopped: test the U learned so far
