@@ -23,6 +23,7 @@ def test_the_lab_keeps_its_import_contracts():
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "Families are independent of one another KEPT" in out.stdout
     assert "The shared layers import no family KEPT" in out.stdout
+    assert "The shared layers stand on one another in order KEPT" in out.stdout
 
 
 def test_a_planted_family_to_family_import_breaks_the_contract(tmp_path):
@@ -55,3 +56,5 @@ def test_the_contracts_name_every_family_and_every_shared_module():
                     or (p.is_dir() and (p / "__init__.py").exists() and f"lab.{p.name}" not in leaves))
     assert sorted(contracts["shared-knows-no-family"]["forbidden_modules"]) == leaves
     assert sorted(contracts["shared-knows-no-family"]["source_modules"]) == shared
+    layered = sorted(m.strip() for layer in contracts["shared-layers"]["layers"] for m in layer.replace("|", ":").split(":"))
+    assert layered == shared  # every shared module has its floor
