@@ -166,7 +166,8 @@ def test_help_lists_the_command_and_the_lists_agree_with_the_meter():
     res = subprocess.run([sys.executable, "-m", "lab", "--help"], capture_output=True, text=True, cwd=ROOT,
                          timeout=600)
     assert res.returncode == 0 and "lie-derivative" in res.stdout
-    from lab.meter import aliasing, cnn, transforms
+    from lab.equivariance import transforms
+    from lab.meter import aliasing, cnn
 
     assert CNN_MODELS == tuple(cnn.MODELS) and IMAGE_TRANSFORMS == transforms.TRANSFORMS
     assert INPUTS == aliasing.INPUTS and OUTPUTS == aliasing.STUDY_OUTPUTS
