@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sklearn.datasets import load_digits
-
 from ..errors import DataError
 
 #: the 8 x 8 digits' classes
@@ -18,6 +16,9 @@ CLASSES = 10
 def digits(count: int | None = None, rng=None):
     """scikit-learn's bundled 8 x 8 digits (1 797 images), pixels scaled to [0, 1]; a random subset of
     ``count`` when given.  Returns images (count, 8, 8) and labels (count,) in 0..9."""
+    from sklearn.datasets import load_digits  # here, not at the top: scikit-learn takes 1.6 s to import, and the
+    # training-dynamics experiments (lab.tasks.nordenfors) import this module for their one digits task
+
     d = load_digits()
     X, y = d.images / 16.0, d.target.astype(np.int64)
     if count is not None and count < len(X):
